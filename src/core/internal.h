@@ -1,0 +1,83 @@
+/* Internal declarations of merino's core: the worker record, the pool, and the functions the
+ * files of src/core share. Never included by users. */
+#ifndef MERINO_CORE_INTERNAL_H
+#define MERINO_CORE_INTERNAL_H
+
+#include "merino.h"
+
+#include <pthread.h>
+#include <sched.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define MRN_CACHE_LINE 64
+
+/* Public inlined joins a worker makes before it privatizes its stack again (see privatize()). */
+#define MRN_PUBLIC_LEFT 16
+
+/* Idle back-off: failed steal rounds spent spinning, then yielding, before a worker with nothing to
+ * do considers sleeping. Spinning keeps steal latency low for fine-grained work; yielding lets
+ * other threads (more workers than cores, or other programs) run; sleeping frees the processor. */
+#define MRN_IDLE_SPINS 64
+#define MRN_IDLE_YIELDS 256
+
+/* A worker: the inline-visible part first (its own cache line), then what thieves read, then what
+ * only the owner touches. */
+typedef struct mrn_worker {
+    merino_worker pub; /* split, end, top, base, public_left: the owner's hot line */
+
+    /* Read and written by thieves. bot is owned by whoever acquired the task it points to. */
+    _Alignas(MRN_CACHE_LINE) merino_task *bot; /* atomic */
+
+    /* Owner only. */
+    _Alignas(MRN_CACHE_LINE) merino_task *private_lo; /* every live descriptor below is public */
+    unsigned index;
+    uint64_t rng;
+    size_t map_bytes; /* the mapping that holds the stack */
+    pthread_t thread;
+} mrn_worker;
+
+/* A MERINO_RUN from a thread that is not a worker: a root task waiting in the injection stack. */
+typedef struct mrn_job {
+    struct mrn_job *next;
+    merino_task *task;
+    merino__wrap_fn wrap;
+    uint32_t done; /* atomic futex word: 0 running, 1 finished */
+    uint32_t waiting; /* atomic: the submitter sleeps on done */
+} mrn_job;
+
+typedef struct mrn_pool {
+    mrn_worker **workers;
+    unsigned count;
+    bool all_public; /* MERINO_ALL_PUBLIC=1: never privatize (worst case of the Wool paper's Table II) */
+
+    _Alignas(MRN_CACHE_LINE) mrn_job *jobs; /* atomic: Treiber stack of submitted root tasks */
+    _Alignas(MRN_CACHE_LINE) uint32_t active; /* atomic: root tasks submitted and not finished */
+    uint32_t epoch;    /* atomic futex word: bumped when work arrives or on stop */
+    uint32_t sleepers; /* atomic: workers asleep (or about to be) on epoch */
+    uint32_t stopping; /* atomic */
+} mrn_pool;
+
+extern mrn_pool mrn_the_pool;
+extern uint32_t mrn_running; /* atomic: 1 between a successful merino_start and merino_stop */
+
+static inline mrn_worker *mrn_full(merino_worker *w) { return (mrn_worker *)w; }
+
+/* steal.c */
+bool mrn_steal(mrn_worker *self, mrn_worker *victim, merino_task *top);
+
+/* idle.c */
+void *mrn_worker_main(void *arg);
+void mrn_wake_all(void);
+void mrn_futex_wait(uint32_t *word, uint32_t expected);
+void mrn_futex_wake(uint32_t *word, int count);
+void mrn_cpu_relax(void);
+
+/* config.c */
+int mrn_resolve_config(const merino_config *cfg, unsigned *workers, size_t *stack_tasks,
+                       bool *all_public);
+void mrn_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+__attribute__((noreturn, format(printf, 1, 2))) void mrn_fatal(const char *fmt, ...);
+
+#endif

@@ -1,0 +1,186 @@
+/* pool.c — starting and stopping the workers, and MERINO_RUN from threads that are not workers. */
+#define _GNU_SOURCE
+#include "internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+
+__thread merino_worker *merino__self __attribute__((tls_model("initial-exec")));
+
+mrn_pool mrn_the_pool;
+uint32_t mrn_running;
+
+/* Serializes merino_start and merino_stop against each other; never taken on a task path. */
+static pthread_mutex_t mrn_lifecycle = PTHREAD_MUTEX_INITIALIZER;
+
+unsigned merino_workers(void) {
+    /* acquire: pairs with merino_start's release store of mrn_running: count is set */
+    return __atomic_load_n(&mrn_running, __ATOMIC_ACQUIRE) ? mrn_the_pool.count : 0;
+}
+
+int merino_worker_index(void) {
+    return merino__self ? (int)mrn_full(merino__self)->index : -1;
+}
+
+/* ---- MERINO_RUN from outside the pool ------------------------------------------------------------- */
+
+void merino__run_root(merino_task *t, merino__wrap_fn wrap) {
+    mrn_pool *p = &mrn_the_pool;
+    /* acquire: pairs with merino_start's release: the pool is fully built */
+    if (MERINO__UNLIKELY(!__atomic_load_n(&mrn_running, __ATOMIC_ACQUIRE)))
+        mrn_fatal("MERINO_RUN called while merino is not running: call merino_start() first (and "
+                  "merino_stop() only after the last MERINO_RUN)");
+    mrn_job job = {.task = t, .wrap = wrap};
+    /* relaxed: steers sleeping only; ordered before the wake-up check by mrn_wake_all's seq_cst */
+    __atomic_fetch_add(&p->active, 1, __ATOMIC_SEQ_CST);
+    mrn_job *old = __atomic_load_n(&p->jobs, __ATOMIC_RELAXED);
+    do job.next = old; /* release: publishes the job and the task's arguments to the taker */
+    while (!__atomic_compare_exchange_n(&p->jobs, &old, &job, true, __ATOMIC_RELEASE, __ATOMIC_RELAXED));
+    mrn_wake_all();
+
+    /* Wait: spin briefly (short tasks), then sleep on the futex. done: 0 running, 2 we sleep, 1 done. */
+    for (unsigned i = 0; i < 2000; i++) {
+        /* acquire: pairs with the worker's release exchange: the result */
+        if (__atomic_load_n(&job.done, __ATOMIC_ACQUIRE) == 1) return;
+        mrn_cpu_relax();
+    }
+    uint32_t expected = 0;
+    /* acquire on failure: the worker finished (done == 1) and its result is visible */
+    if (!__atomic_compare_exchange_n(&job.done, &expected, 2, false, __ATOMIC_ACQUIRE, __ATOMIC_ACQUIRE))
+        return;
+    while (__atomic_load_n(&job.done, __ATOMIC_ACQUIRE) != 1) mrn_futex_wait(&job.done, 2);
+}
+
+/* ---- start and stop ------------------------------------------------------------------------------- */
+
+static void mrn_free_workers(mrn_pool *p, unsigned n) {
+    for (unsigned i = 0; i < n; i++) {
+        mrn_worker *w = p->workers[i];
+        if (!w) continue;
+        if (w->pub.base) munmap(w->pub.base, w->map_bytes);
+        free(w);
+    }
+    free(p->workers);
+    p->workers = NULL;
+}
+
+static mrn_worker *mrn_new_worker(unsigned index, size_t stack_tasks, bool all_public) {
+    mrn_worker *w = aligned_alloc(MRN_CACHE_LINE, sizeof *w);
+    if (!w) return NULL;
+    memset(w, 0, sizeof *w);
+    /* One descriptor more than usable: a sentinel past the end that stays EMPTY, so a thief may
+     * read the state at bot == end, and the one above the task it stole, without a bounds check. */
+    size_t bytes = (stack_tasks + 1) * sizeof(merino_task);
+    void *mem = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (mem == MAP_FAILED) {
+        free(w);
+        return NULL;
+    }
+    w->map_bytes = bytes;
+    merino_task *base = mem;
+    w->pub.base = base;
+    w->pub.top = base;
+    w->pub.end = base + stack_tasks;
+    w->pub.split = all_public ? (uintptr_t)w->pub.end : (uintptr_t)base; /* private until asked */
+    w->pub.public_left = MRN_PUBLIC_LEFT;
+    w->bot = base;
+    w->private_lo = base;
+    w->index = index;
+    w->rng = 0x9E3779B97F4A7C15ull * (index + 1) | 1;
+    return w;
+}
+
+int merino_start(const merino_config *cfg) {
+    if (merino__self) {
+        mrn_error("merino_start called from a task: start merino once, from a thread that is not "
+                  "one of its workers");
+        return -1;
+    }
+    unsigned n;
+    size_t stack_tasks;
+    bool all_public;
+    pthread_mutex_lock(&mrn_lifecycle);
+    if (__atomic_load_n(&mrn_running, __ATOMIC_RELAXED)) {
+        pthread_mutex_unlock(&mrn_lifecycle);
+        mrn_error("merino_start called while merino is already running: call merino_stop() first");
+        return -1;
+    }
+    if (mrn_resolve_config(cfg, &n, &stack_tasks, &all_public) != 0) {
+        pthread_mutex_unlock(&mrn_lifecycle);
+        return -1;
+    }
+    mrn_pool *p = &mrn_the_pool;
+    memset(p, 0, sizeof *p);
+    p->count = n;
+    p->all_public = all_public;
+    p->workers = calloc(n, sizeof *p->workers);
+    if (!p->workers) goto out_of_memory;
+    for (unsigned i = 0; i < n; i++)
+        if (!(p->workers[i] = mrn_new_worker(i, stack_tasks, all_public))) goto out_of_memory;
+
+    /* Worker threads get a C stack to match the task stack: each nesting level of tasks also
+     * nests C frames, and the task stack must be the one that overflows first, with a message. */
+    size_t c_stack = stack_tasks * 256;
+    if (c_stack < ((size_t)8 << 20)) c_stack = (size_t)8 << 20;
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    pthread_attr_setstacksize(&attr, c_stack);
+    for (unsigned i = 0; i < n; i++) {
+        if (pthread_create(&p->workers[i]->thread, &attr, mrn_worker_main, p->workers[i]) != 0) {
+            __atomic_store_n(&p->stopping, 1, __ATOMIC_RELEASE);
+            mrn_wake_all();
+            for (unsigned j = 0; j < i; j++) pthread_join(p->workers[j]->thread, NULL);
+            pthread_attr_destroy(&attr);
+            mrn_free_workers(p, n);
+            pthread_mutex_unlock(&mrn_lifecycle);
+            mrn_error("could not create worker thread %u of %u: lower MERINO_WORKERS or "
+                      "MERINO_TASK_STACK (each worker's C stack is %zu MiB)",
+                      i + 1, n, c_stack >> 20);
+            return -1;
+        }
+    }
+    pthread_attr_destroy(&attr);
+    /* release: the pool is built before anyone sees merino running */
+    __atomic_store_n(&mrn_running, 1, __ATOMIC_RELEASE);
+    pthread_mutex_unlock(&mrn_lifecycle);
+    return 0;
+
+out_of_memory:
+    mrn_free_workers(p, n);
+    pthread_mutex_unlock(&mrn_lifecycle);
+    mrn_error("out of memory starting %u workers with %zu task descriptors each: lower "
+              "MERINO_WORKERS or MERINO_TASK_STACK",
+              n, stack_tasks);
+    return -1;
+}
+
+int merino_stop(void) {
+    if (merino__self) {
+        mrn_error("merino_stop called from a task: stop merino from the thread that started it, "
+                  "after the last MERINO_RUN has returned");
+        return -1;
+    }
+    pthread_mutex_lock(&mrn_lifecycle);
+    if (!__atomic_load_n(&mrn_running, __ATOMIC_RELAXED)) {
+        pthread_mutex_unlock(&mrn_lifecycle);
+        mrn_error("merino_stop called while merino is not running: call merino_start() first, "
+                  "and merino_stop() once per start");
+        return -1;
+    }
+    mrn_pool *p = &mrn_the_pool;
+    /* Root tasks still in flight (from other threads) finish first. */
+    while (__atomic_load_n(&p->active, __ATOMIC_ACQUIRE) != 0) sched_yield();
+    __atomic_store_n(&mrn_running, 0, __ATOMIC_RELAXED);
+    /* release: pairs with the workers' acquire load; seq_cst via the wake: a sleeper that checked
+     * stopping before this store is woken by the epoch bump */
+    __atomic_store_n(&p->stopping, 1, __ATOMIC_SEQ_CST);
+    __atomic_fetch_add(&p->epoch, 1, __ATOMIC_SEQ_CST);
+    mrn_futex_wake(&p->epoch, INT32_MAX);
+    for (unsigned i = 0; i < p->count; i++) pthread_join(p->workers[i]->thread, NULL);
+    mrn_free_workers(p, p->count);
+    p->count = 0;
+    pthread_mutex_unlock(&mrn_lifecycle);
+    return 0;
+}

@@ -1,0 +1,162 @@
+/* steal.c — the thief's side of the direct task stack, and the owner's slow join: waiting for a
+ * thief, leapfrogging, publishing private tasks on request and privatizing them again.
+ *
+ * The fast paths (spawn, private and public join) are inline in include/merino.h. The protocol is
+ * described step by step in docs/architecture.md and modelled in src/core/model/steal.pml. */
+#include "internal.h"
+
+static inline bool mrn_is_public(uintptr_t s) { return s >= MERINO__TASK_MIN && !(s & 1); }
+static inline bool mrn_is_private(uintptr_t s) { return s >= MERINO__TASK_MIN && (s & 1); }
+
+/* ---- thief ------------------------------------------------------------------------------------ */
+
+/* Ask the victim to make more of its tasks public: the owner sees it at its next spawn or join. */
+static void mrn_request_public(mrn_worker *victim) {
+    /* relaxed: a hint with no data attached; loaded first so idle thieves do not keep writing the
+     * owner's hot cache line */
+    if (__atomic_load_n(&victim->pub.split, __ATOMIC_RELAXED) != MERINO__SPLIT_REQUEST)
+        __atomic_store_n(&victim->pub.split, MERINO__SPLIT_REQUEST, __ATOMIC_RELAXED);
+}
+
+/* One steal attempt from victim's bottom task; on success runs it on self's stack at top. */
+bool mrn_steal(mrn_worker *self, mrn_worker *victim, merino_task *top) {
+    /* relaxed: whatever bot we read is validated after the CAS below */
+    merino_task *t = __atomic_load_n(&victim->bot, __ATOMIC_RELAXED);
+    uintptr_t s = __atomic_load_n(&t->state, __ATOMIC_RELAXED); /* a peek; the CAS decides */
+    if (!mrn_is_public(s)) {
+        if (mrn_is_private(s)) mrn_request_public(victim);
+        return false;
+    }
+    /* acquire: pairs with the release store that made the task public (spawn, publish or a
+     * restore), so the arguments are visible */
+    if (!__atomic_compare_exchange_n(&t->state, &s, MERINO__EMPTY, false, __ATOMIC_ACQUIRE,
+                                     __ATOMIC_RELAXED))
+        return false;
+    /* Re-check bot (ordered after the CAS by its acquire): if the owner joined this descriptor
+     * and spawned into it again meanwhile, tasks below may be unstolen, and taking this one would
+     * move bot past them. Back off: put the task back. */
+    if (__atomic_load_n(&victim->bot, __ATOMIC_RELAXED) != t) {
+        /* release: re-publishes the arguments to the next thief (a plain store would end the
+         * release sequence of the owner's spawn) */
+        __atomic_store_n(&t->state, s, __ATOMIC_RELEASE);
+        return false;
+    }
+    /* relaxed: tells the owner whom to leapfrog; no data attached */
+    __atomic_store_n(&t->state, MERINO__STOLEN(self->index), __ATOMIC_RELAXED);
+    /* relaxed: thieves validate bot themselves; the owner reads it after our DONE store */
+    __atomic_store_n(&victim->bot, t + 1, __ATOMIC_RELAXED);
+    /* Trip-wire: we took the highest public task; ask for more before the victim's public part
+     * runs dry. (t + 1 may be the sentinel past the end, which stays EMPTY.) */
+    if (mrn_is_private(__atomic_load_n(&t[1].state, __ATOMIC_RELAXED))) mrn_request_public(victim);
+
+    self->pub.top = top;
+    ((merino__wrap_fn)s)(&self->pub, top, t);
+    /* release: publishes the result (and our bot store) to the joining owner */
+    __atomic_store_n(&t->state, MERINO__DONE, __ATOMIC_RELEASE);
+    return true;
+}
+
+/* ---- owner: publishing and privatizing -------------------------------------------------------- */
+
+/* A thief asked for public tasks. We are joining t (acquired, about to run its body, which spawns
+ * at t). Publish the lower half of the private tasks below t — the oldest, so the largest — and
+ * make everything below t + 1 public, so the body's first spawn is public too. */
+__attribute__((noinline, cold)) static void mrn_publish(mrn_worker *w, merino_task *t) {
+    merino_task *lo = w->private_lo < t ? w->private_lo : t;
+    merino_task *mid = lo + (t - lo + 1) / 2;
+    for (merino_task *d = lo; d < mid; d++) {
+        /* relaxed: only the owner writes a PRIVATE state, and thieves never change one */
+        uintptr_t s = __atomic_load_n(&d->state, __ATOMIC_RELAXED);
+        /* release: a thief that reads TASK(wrap) must see the arguments stored at spawn */
+        if (mrn_is_private(s)) __atomic_store_n(&d->state, s & ~(uintptr_t)1, __ATOMIC_RELEASE);
+    }
+    w->private_lo = mid;
+    w->pub.public_left = MRN_PUBLIC_LEFT;
+    uintptr_t split = mrn_the_pool.all_public ? (uintptr_t)w->pub.end : (uintptr_t)(t + 1);
+    /* relaxed: split only steers the owner's own spawns and joins; a request that lands on this
+     * store is lost, but its thief re-asks when it next finds a private task at bot */
+    __atomic_store_n(&w->pub.split, split, __ATOMIC_RELAXED);
+}
+
+/* The owner has inlined many public tasks in a row: nobody is stealing them. From t (acquired)
+ * upward, spawn private tasks again. Descriptors below t stay public until joined. */
+__attribute__((noinline, cold)) static void mrn_privatize(mrn_worker *w, merino_task *t, uintptr_t split) {
+    w->pub.public_left = MRN_PUBLIC_LEFT;
+    if (mrn_the_pool.all_public) return;
+    /* CAS, relaxed: must not overwrite a request that arrived since split was read; no data */
+    if (__atomic_compare_exchange_n(&w->pub.split, &split, (uintptr_t)t, false, __ATOMIC_RELAXED,
+                                    __ATOMIC_RELAXED) &&
+        t < w->private_lo)
+        w->private_lo = t;
+}
+
+/* ---- owner: the slow join ----------------------------------------------------------------------- */
+
+/* Joins t with a thief that took it: until its state is DONE, steal only from that thief — work
+ * that the stolen task spawned — so the wait does useful work and the stack stays bounded. */
+static void mrn_leapfrog(mrn_worker *w, merino_task *t, unsigned thief) {
+    mrn_worker *victim = mrn_the_pool.workers[thief];
+    unsigned fails = 0;
+    /* acquire: pairs with the thief's DONE store: the result and the thief's bot store */
+    while (__atomic_load_n(&t->state, __ATOMIC_ACQUIRE) != MERINO__DONE) {
+        if (mrn_steal(w, victim, t + 1)) {
+            fails = 0;
+        } else if (++fails < MRN_IDLE_SPINS) {
+            mrn_cpu_relax();
+        } else {
+            sched_yield(); /* the thief may be preempted: let it run */
+        }
+    }
+    w->pub.top = t;
+}
+
+/* Called by the inline join when the exchange on t's state returned s and the fast case did not
+ * apply. Returns 1 if the owner now holds the task and must run it, 0 if a thief ran it. */
+int merino__join_slow(merino_worker *pw, merino_task *t, uintptr_t s) {
+    mrn_worker *w = mrn_full(pw);
+    for (;;) {
+        if (s >= MERINO__TASK_MIN) { /* ours: public, or private joined on the public path */
+            uintptr_t split = __atomic_load_n(&w->pub.split, __ATOMIC_RELAXED);
+            if (split == MERINO__SPLIT_REQUEST)
+                mrn_publish(w, t);
+            else if (w->pub.public_left == 0)
+                mrn_privatize(w, t, split);
+            return 1;
+        }
+        if (s != MERINO__EMPTY) break; /* STOLEN(i) or DONE */
+        /* EMPTY: a thief is between its CAS and its STOLEN store, or backing off */
+        do {
+            mrn_cpu_relax();
+            /* acquire: the state may already be DONE, with the thief's result */
+            s = __atomic_load_n(&t->state, __ATOMIC_ACQUIRE);
+        } while (s == MERINO__EMPTY);
+        /* put back by a thief that backed off: take it (another thief may beat us: loop) */
+        if (s >= MERINO__TASK_MIN) s = __atomic_exchange_n(&t->state, MERINO__EMPTY, __ATOMIC_ACQUIRE);
+    }
+    if (s != MERINO__DONE) mrn_leapfrog(w, t, MERINO__STOLEN_INDEX(s));
+    /* relaxed: bot is ours again (it pointed at t + 1, whose task we have joined); the next
+     * release store of a spawn publishes it to thieves before they can take anything here */
+    __atomic_store_n(&w->bot, t, __ATOMIC_RELAXED);
+    return 0;
+}
+
+/* ---- errors --------------------------------------------------------------------------------------- */
+
+void merino__overflow(merino_worker *pw) {
+    mrn_worker *w = mrn_full(pw);
+    size_t n = (size_t)(w->pub.end - w->pub.base);
+    mrn_fatal("task stack overflow on worker %u: more than %zu tasks spawned and not yet joined; "
+              "raise merino_config.stack_tasks or MERINO_TASK_STACK (now %zu, at most %zu), or "
+              "spawn less deeply",
+              w->index, n, n, (size_t)MERINO_MAX_TASK_STACK);
+}
+
+void merino__join_mismatch(merino_worker *pw, merino_task *t, const char *name) {
+    if (t < pw->base)
+        mrn_fatal("MERINO_JOIN(%s) has no matching MERINO_SPAWN: every join must match an earlier "
+                  "spawn of the same task body",
+                  name);
+    mrn_fatal("MERINO_JOIN(%s) does not match the most recent un-joined MERINO_SPAWN (a different "
+              "task): joins must be made in the reverse order of the spawns",
+              name);
+}
