@@ -1,0 +1,90 @@
+# A thin wrapper over CMake (with Ninja when it is installed).
+#
+#   make                        configure (Release) into build/ and build
+#   make test                   build, then run every test with ctest
+#   make bench [FULL=1] [BENCH_ARGS="--only fib"]   build, then run bench/run (FULL=1 adds --all)
+#   make install [PREFIX=/usr/local]
+#   make tsan | make asan       ThreadSanitizer / AddressSanitizer+UBSan builds in build-tsan/,
+#                               build-asan/, and their tests
+#   make clean                  remove the build directories
+#
+# CMAKE_ARGS="-DMERINO_STATS=ON" passes options to the first configure of a build directory.
+
+BUILD      ?= build
+PREFIX     ?= /usr/local
+CMAKE      ?= cmake
+CTEST      ?= ctest
+CMAKE_ARGS ?=
+BENCH_ARGS ?=
+JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
+
+# Commands a build needs, and those its tests need too; scripts/install-deps.sh installs what is
+# missing of them (a build works without ninja, so only the tests ask for it).
+BUILD_CMDS := cmake c++ cc
+TEST_CMDS  := $(BUILD_CMDS) ninja pkg-config spin python3
+
+.PHONY: all build configure build-deps test-deps test bench install clean tsan asan
+
+all: build
+
+# $(call need,COMMANDS): run scripts/install-deps.sh when one of COMMANDS is not on the PATH.
+define need
+	@missing=""; for c in $(1); do command -v $$c >/dev/null 2>&1 || missing="$$missing $$c"; done; \
+	if [ -n "$$missing" ]; then \
+	    echo "make: not found:$$missing; running scripts/install-deps.sh"; \
+	    ./scripts/install-deps.sh; \
+	fi
+endef
+
+build-deps:
+	$(call need,$(BUILD_CMDS))
+
+test-deps:
+	$(call need,$(TEST_CMDS))
+
+# $(call configure,DIR,EXTRA-CMAKE-ARGS): configure DIR once (with Ninja if it is installed);
+# later builds re-run CMake by themselves when a CMakeLists.txt changes.
+define configure
+	@if [ ! -f $(1)/CMakeCache.txt ]; then \
+	    gen=""; if command -v ninja >/dev/null 2>&1; then gen="-G Ninja"; fi; \
+	    echo "$(CMAKE) -S . -B $(1) $$gen $(2) $(CMAKE_ARGS)"; \
+	    $(CMAKE) -S . -B $(1) $$gen $(2) $(CMAKE_ARGS); \
+	fi
+endef
+
+configure: build-deps
+	$(call configure,$(BUILD),-DCMAKE_BUILD_TYPE=Release)
+
+build: configure
+	$(CMAKE) --build $(BUILD) --parallel $(JOBS)
+
+test: test-deps
+	$(call configure,$(BUILD),-DCMAKE_BUILD_TYPE=Release)
+	$(CMAKE) --build $(BUILD) --parallel $(JOBS)
+	$(CTEST) --test-dir $(BUILD) --output-on-failure -j2
+
+BENCH_RUN := bench/run $(if $(filter-out build,$(BUILD)),--build-dir $(BUILD)) \
+             $(if $(filter 1 yes true,$(FULL)),--all) $(BENCH_ARGS)
+
+bench: build
+	@test -x bench/run || { echo "make bench: bench/run does not exist"; exit 1; }
+	$(strip $(BENCH_RUN))
+
+install: build
+	$(CMAKE) --install $(BUILD) --prefix $(PREFIX)
+
+# Sanitizer builds: optimized with debug info, no benchmarks.
+SAN_ARGS := -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMERINO_BUILD_BENCH=OFF
+
+tsan: test-deps
+	$(call configure,build-tsan,$(SAN_ARGS) -DMERINO_SANITIZE=thread)
+	$(CMAKE) --build build-tsan --parallel $(JOBS)
+	$(CTEST) --test-dir build-tsan --output-on-failure -j2
+
+asan: test-deps
+	$(call configure,build-asan,$(SAN_ARGS) -DMERINO_SANITIZE=address)
+	$(CMAKE) --build build-asan --parallel $(JOBS)
+	$(CTEST) --test-dir build-asan --output-on-failure -j2
+
+clean:
+	rm -rf $(BUILD) build-tsan build-asan

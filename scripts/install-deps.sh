@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# Installs, on Debian or Ubuntu, what merino's build and tests need and is not there yet:
+# cmake, ninja, gcc/g++, make, pkg-config, spin (the Promela model checker) and python3.
+# With --bench, also the benchmark peers: oneTBB, clang with LLVM's OpenMP, matplotlib.
+#
+#   scripts/install-deps.sh [--bench] [--verbose]
+#
+# Idempotent: prints nothing and installs nothing when everything is present. Runs apt-get as
+# root, or through sudo. Exits non-zero if something missing cannot be installed.
+set -euo pipefail
+
+bench=0
+verbose=0
+for arg in "$@"; do
+    case "$arg" in
+        --bench) bench=1 ;;
+        -v | --verbose) verbose=1 ;;
+        -h | --help) sed -n '2,9s/^# \{0,1\}//p' "$0"; exit 0 ;;
+        *) echo "install-deps: unknown argument '$arg' (try --help)" >&2; exit 2 ;;
+    esac
+done
+
+missing=()  # Debian packages to install
+present=()  # what was already there
+
+# need_cmd COMMAND PACKAGE: PACKAGE is needed unless COMMAND is on the PATH (however installed).
+need_cmd() {
+    if command -v "$1" >/dev/null 2>&1; then present+=("$1"); else missing+=("$2"); fi
+}
+# need_pkg PACKAGE: PACKAGE is needed unless dpkg says it is installed.
+need_pkg() {
+    if dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q '^install ok installed$'; then
+        present+=("$1")
+    else
+        missing+=("$1")
+    fi
+}
+
+need_cmd cmake cmake
+need_cmd ninja ninja-build
+need_cmd gcc gcc
+need_cmd g++ g++
+need_cmd make make
+need_cmd pkg-config pkg-config
+need_cmd spin spin
+need_cmd python3 python3
+if [ "$bench" = 1 ]; then
+    need_pkg libtbb-dev
+    need_pkg clang
+    need_pkg libomp-dev
+    need_pkg python3-matplotlib
+fi
+
+if [ "${#missing[@]}" -eq 0 ]; then
+    if [ "$verbose" = 1 ]; then echo "install-deps: all present: ${present[*]}"; fi
+    exit 0
+fi
+
+echo "install-deps: already present: ${present[*]:-none}"
+echo "install-deps: installing: ${missing[*]}"
+
+if ! command -v apt-get >/dev/null 2>&1; then
+    echo "install-deps: apt-get not found; install these by hand: ${missing[*]}" >&2
+    exit 1
+fi
+if [ "$(id -u)" -eq 0 ]; then
+    sudo=()
+elif command -v sudo >/dev/null 2>&1; then
+    sudo=(sudo)
+else
+    echo "install-deps: not root and no sudo; as root run: apt-get install ${missing[*]}" >&2
+    exit 1
+fi
+
+export DEBIAN_FRONTEND=noninteractive
+# Wait (up to 10 minutes) rather than fail when another apt-get holds the lock.
+apt=("${sudo[@]}" apt-get -o DPkg::Lock::Timeout=600)
+"${apt[@]}" update -qq
+"${apt[@]}" install -y -qq --no-install-recommends "${missing[@]}"
+echo "install-deps: installed: ${missing[*]}"
