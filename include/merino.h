@@ -22,7 +22,7 @@
  *  - MERINO_RUN works anywhere: from a thread that is not a worker it hands the task to the pool and
  *    waits; from code running on a worker it is a plain call.
  *  - Arguments and results may be of any scalar or struct type; all the arguments of a task together
- *    must fit MERINO_TASK_PAYLOAD bytes (56), as must the result. Pass a pointer for larger data.
+ *    must fit MERINO_TASK_PAYLOAD bytes (48), as must the result. Pass a pointer for larger data.
  *
  * Requires GCC or Clang (atomic builtins, __thread); Linux. Defining MERINO_SHORT_NAMES before
  * including this header also gives TASK_n, VOID_TASK_n, SPAWN, CALL, JOIN and RUN.
@@ -84,22 +84,27 @@ const char *merino_last_error(void);
  * ---------------------------------------------------------------------------------------------- */
 
 #define MERINO_TASK_SIZE 64
-#define MERINO_TASK_PAYLOAD (MERINO_TASK_SIZE - sizeof(uintptr_t))
+#define MERINO_TASK_PAYLOAD 48
 
-/* One slot of a worker's task stack: the task's arguments (later its result) and its state word.
- * State values: EMPTY; TASK(wrap) = the wrapper's address (public: thieves may take it);
- * PRIVATE(wrap) = address|1 (only the owner may run it); STOLEN(thief); DONE. */
+/* One slot of a worker's task stack: its state word, then the task's arguments (later its
+ * result). The state word comes first so that its address is the descriptor's: the inline spawn
+ * and join then need no extra address register. State values: EMPTY; TASK(wrap) = the wrapper's
+ * address (public: thieves may take it); PRIVATE(wrap) = address + 1 (only the owner may run it);
+ * STOLEN(thief); DONE. */
 typedef struct merino_task {
-    unsigned char payload[MERINO_TASK_PAYLOAD];
     uintptr_t state; /* atomic */
+    uintptr_t check; /* debug builds: the wrapper, to check each join against its spawn */
+    unsigned char payload[MERINO_TASK_PAYLOAD] __attribute__((aligned(16)));
 } __attribute__((aligned(MERINO_TASK_SIZE))) merino_task;
 
 /* The part of a worker that the inline spawn and join touch: one cache line, written by its owner
- * only, except `split`, where a thief stores MERINO__SPLIT_REQUEST to ask for public tasks. */
+ * only, except `limit`, which a thief sets to 0 to ask for public tasks. */
 typedef struct merino_worker {
-    uintptr_t split;      /* atomic: descriptors below it are public, at or above private */
-    merino_task *end;     /* one past the last descriptor of this worker's stack */
+    uintptr_t limit;      /* atomic, first (see merino_task): spawns at or above it take the slow
+                             path: `end` normally, 0 when a thief asks for public tasks */
+    merino_task *split;   /* owner only: descriptors below may be public; at or above, private */
     merino_task *top;     /* the next free descriptor, for code outside a task body */
+    merino_task *end;     /* one past the last descriptor of this worker's stack */
     merino_task *base;    /* the first descriptor of this worker's stack */
     unsigned public_left; /* public tasks still to inline before the owner privatizes */
 } __attribute__((aligned(64))) merino_worker;
@@ -111,7 +116,6 @@ typedef void (*merino__wrap_fn)(merino_worker *w, merino_task *top, merino_task 
 #define MERINO__STOLEN(i) ((((uintptr_t)(i) + 1) << 2) | 2)
 #define MERINO__STOLEN_INDEX(s) ((unsigned)((s) >> 2) - 1)
 #define MERINO__TASK_MIN ((uintptr_t)65536) /* below: EMPTY, DONE, STOLEN(i); at or above: a wrapper */
-#define MERINO__SPLIT_REQUEST UINTPTR_MAX
 
 #define MERINO__LIKELY(x) __builtin_expect(!!(x), 1)
 #define MERINO__UNLIKELY(x) __builtin_expect(!!(x), 0)
@@ -121,10 +125,16 @@ typedef void (*merino__wrap_fn)(merino_worker *w, merino_task *top, merino_task 
 extern __thread merino_worker *merino__self __attribute__((tls_model("initial-exec")));
 
 /* Out-of-line parts of the runtime (src/core). */
-__attribute__((noreturn, cold)) void merino__overflow(merino_worker *w);
-int merino__join_slow(merino_worker *w, merino_task *t, uintptr_t s);
+void merino__spawn_slow(merino_worker *w, merino_task *t);
+int merino__join_public(merino_worker *w, merino_task *t);
 void merino__run_root(merino_task *t, merino__wrap_fn wrap);
 __attribute__((noreturn, cold)) void merino__join_mismatch(merino_worker *w, merino_task *t, const char *name);
+
+#ifndef MERINO__NO_TRACK_TOP
+#define MERINO__TRACK_TOP(w, t) ((w)->top = (t))
+#else
+#define MERINO__TRACK_TOP(w, t) ((void)0)
+#endif
 
 #ifdef __cplusplus
 #define MERINO__STATIC_ASSERT static_assert
@@ -142,37 +152,48 @@ __attribute__((noreturn, cold)) void merino__join_mismatch(merino_worker *w, mer
 
 /* ---- the hot paths: every spawned task pays for these, so keep them short -------------------- */
 
-/* Spawn, after the payload is written: make the task at t visible. The state store is the last
- * store of a spawn; for a public task it is a release store, so a thief that reads TASK(wrap)
- * also reads the arguments. A private task's state is only a hint to thieves (relaxed). */
+/* Spawn into t, before the payload is written: the overflow check, which is also where the owner
+ * notices a thief's request for public tasks (the thief sets `limit` to 0 to make this test fail). */
+static inline void merino__spawn_check(merino_worker *w, merino_task *t) {
+    /* relaxed: the owner's bound, lowered by thieves as a hint; no data attached */
+    if (MERINO__UNLIKELY((uintptr_t)t >= __atomic_load_n(&w->limit, __ATOMIC_RELAXED)))
+        merino__spawn_slow(w, t);
+}
+
+/* Spawn, after the payload is written: record the task in its state word. Every task starts
+ * private — only the owner can run it, so its join needs no atomic — and the owner publishes
+ * the oldest ones when a thief asks (merino__spawn_slow, merino__join_slow). The store is
+ * relaxed: a thief only reads a private state as a hint. MERINO_ALL_PUBLIC (defined before
+ * including this header, in every file that declares tasks) makes every task public instead:
+ * the worst case of the Wool paper's Table II, for measuring. */
 static inline void merino__spawn_publish(merino_worker *w, merino_task *t, uintptr_t wrap) {
-    w->top = t + 1;
-    if (MERINO__LIKELY((uintptr_t)t >= __atomic_load_n(&w->split, __ATOMIC_RELAXED)))
-        __atomic_store_n(&t->state, wrap | 1, __ATOMIC_RELAXED); /* private: no thief acts on it */
-    else
-        __atomic_store_n(&t->state, wrap, __ATOMIC_RELEASE); /* publishes the arguments */
+    MERINO__TRACK_TOP(w, t + 1);
+#if MERINO__CHECKS
+    t->check = wrap;
+#endif
+#ifdef MERINO_ALL_PUBLIC
+    __atomic_store_n(&t->state, wrap, __ATOMIC_RELEASE); /* publishes the arguments */
+#else
+    __atomic_store_n(&t->state, wrap + 1, __ATOMIC_RELAXED); /* +1, not |1: folds into the address */
+#endif
 }
 
 /* Join of the descriptor t (already popped). Returns 1 when the caller must run the task itself
- * (it was private, or public and not stolen), 0 when a thief ran it and the result is in t. */
+ * (it was private, or public and not stolen), 0 when a thief ran it and the result is in t. The
+ * private case is inline and needs no atomic; the public one is a call (merino__join_public). */
 static inline int merino__join_acquire(merino_worker *w, merino_task *t, uintptr_t wrap) {
-    w->top = t;
-    uintptr_t split = __atomic_load_n(&w->split, __ATOMIC_RELAXED); /* owner-written but for requests */
-    if (MERINO__LIKELY((uintptr_t)t >= split)) return 1;             /* private: no atomic needed */
-    /* public: take the task back with an exchange; acquire pairs with the thief's DONE store */
-    uintptr_t s = __atomic_exchange_n(&t->state, MERINO__EMPTY, __ATOMIC_ACQUIRE);
-    if (MERINO__LIKELY(s == wrap) && MERINO__LIKELY(split != MERINO__SPLIT_REQUEST) &&
-        MERINO__LIKELY(--w->public_left != 0))
-        return 1;
-    return merino__join_slow(w, t, s);
+    MERINO__TRACK_TOP(w, t);
+#ifndef MERINO_ALL_PUBLIC
+    if (MERINO__LIKELY(t >= w->split)) return 1; /* private: no thief can have it */
+#endif
+    (void)wrap;
+    return merino__join_public(w, t);
 }
 
 #if MERINO__CHECKS
 #define MERINO__CHECK_JOIN(w, t, wrap, name)                                                        \
     do {                                                                                          \
-        uintptr_t merino__s = __atomic_load_n(&(t)->state, __ATOMIC_RELAXED);                     \
-        if ((t) < (w)->base || (merino__s >= MERINO__TASK_MIN &&                                  \
-                                (merino__s & ~(uintptr_t)1) != (uintptr_t)(wrap)))                \
+        if ((t) < (w)->base || (t)->check != (uintptr_t)(wrap))                                   \
             merino__join_mismatch((w), (t), name);                                                \
     } while (0)
 #else
@@ -193,9 +214,9 @@ static inline int merino__join_acquire(merino_worker *w, merino_task *t, uintptr
     typedef union { NAME##_merino_args args; RTYPE result; } NAME##_merino_frame;                 \
     MERINO__STATIC_ASSERT(sizeof(NAME##_merino_frame) <= MERINO_TASK_PAYLOAD,                            \
                    "merino: the arguments or the result of task '" #NAME "' do not fit a task "    \
-                   "descriptor (56 bytes): pass a pointer to a struct instead");                  \
-    MERINO__STATIC_ASSERT(MERINO__ALIGNOF(NAME##_merino_frame) <= MERINO_TASK_SIZE,                             \
-                   "merino: an argument of task '" #NAME "' needs more than 64-byte alignment");   \
+                   "descriptor (48 bytes): pass a pointer to a struct instead");                  \
+    MERINO__STATIC_ASSERT(MERINO__ALIGNOF(NAME##_merino_frame) <= 16,                                         \
+                   "merino: an argument of task '" #NAME "' needs more than 16-byte alignment: pass a pointer");   \
     static RTYPE NAME##_merino_body(merino_worker *merino__w, merino_task *merino__top              \
                                     MERINO__X UPARAMS);                                           \
     static MERINO__WRAP_ATTR void NAME##_merino_wrap(merino_worker *w, merino_task *top,           \
@@ -207,7 +228,7 @@ static inline int merino__join_acquire(merino_worker *w, merino_task *t, uintptr
     }                                                                                             \
     static inline __attribute__((always_inline, unused)) void NAME##_merino_spawn(                 \
         merino_worker *w, merino_task *t MERINO__X PARAMS) {                                      \
-        if (MERINO__UNLIKELY(t >= w->end)) merino__overflow(w);                                   \
+        merino__spawn_check(w, t);                                                                \
         NAME##_merino_frame *f = (NAME##_merino_frame *)(void *)t->payload;                       \
         (void)f;                                                                                  \
         MERINO__X STORES                                                                          \
@@ -242,9 +263,9 @@ static inline int merino__join_acquire(merino_worker *w, merino_task *t, uintptr
     typedef union { NAME##_merino_args args; } NAME##_merino_frame;                               \
     MERINO__STATIC_ASSERT(sizeof(NAME##_merino_frame) <= MERINO_TASK_PAYLOAD,                            \
                    "merino: the arguments of task '" #NAME "' do not fit a task descriptor "       \
-                   "(56 bytes): pass a pointer to a struct instead");                             \
-    MERINO__STATIC_ASSERT(MERINO__ALIGNOF(NAME##_merino_frame) <= MERINO_TASK_SIZE,                             \
-                   "merino: an argument of task '" #NAME "' needs more than 64-byte alignment");   \
+                   "(48 bytes): pass a pointer to a struct instead");                             \
+    MERINO__STATIC_ASSERT(MERINO__ALIGNOF(NAME##_merino_frame) <= 16,                                         \
+                   "merino: an argument of task '" #NAME "' needs more than 16-byte alignment: pass a pointer");   \
     static void NAME##_merino_body(merino_worker *merino__w, merino_task *merino__top              \
                                    MERINO__X UPARAMS);                                            \
     static MERINO__WRAP_ATTR void NAME##_merino_wrap(merino_worker *w, merino_task *top,           \
@@ -256,7 +277,7 @@ static inline int merino__join_acquire(merino_worker *w, merino_task *t, uintptr
     }                                                                                             \
     static inline __attribute__((always_inline, unused)) void NAME##_merino_spawn(                 \
         merino_worker *w, merino_task *t MERINO__X PARAMS) {                                      \
-        if (MERINO__UNLIKELY(t >= w->end)) merino__overflow(w);                                   \
+        merino__spawn_check(w, t);                                                                \
         NAME##_merino_frame *f = (NAME##_merino_frame *)(void *)t->payload;                       \
         (void)f;                                                                                  \
         MERINO__X STORES                                                                          \

@@ -57,8 +57,7 @@ static unsigned mrn_affinity_cpus(void) {
     return n > MERINO_MAX_WORKERS ? MERINO_MAX_WORKERS : (unsigned)n;
 }
 
-int mrn_resolve_config(const merino_config *cfg, unsigned *workers, size_t *stack_tasks,
-                       bool *all_public) {
+int mrn_resolve_config(const merino_config *cfg, unsigned *workers, size_t *stack_tasks) {
     unsigned long long v;
     const char *env;
 
@@ -104,16 +103,5 @@ int mrn_resolve_config(const merino_config *cfg, unsigned *workers, size_t *stac
         *stack_tasks = MERINO_DEFAULT_TASK_STACK;
     }
 
-    *all_public = false;
-    if ((env = getenv("MERINO_ALL_PUBLIC")) != NULL) {
-        if (strcmp(env, "1") == 0) {
-            *all_public = true;
-        } else if (strcmp(env, "0") != 0) {
-            mrn_error("MERINO_ALL_PUBLIC='%.40s' is not valid: set it to 1 to make every task "
-                      "public (a benchmarking aid), or 0 or unset for the default",
-                      env);
-            return -1;
-        }
-    }
     return 0;
 }

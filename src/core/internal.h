@@ -25,14 +25,13 @@
 /* A worker: the inline-visible part first (its own cache line), then what thieves read, then what
  * only the owner touches. */
 typedef struct mrn_worker {
-    merino_worker pub; /* split, end, top, base, public_left: the owner's hot line */
+    merino_worker pub; /* limit, split, top, end, base, public_left: the owner's hot line */
 
     /* Read and written by thieves. bot is owned by whoever acquired the task it points to. */
     _Alignas(MRN_CACHE_LINE) merino_task *bot; /* atomic */
 
     /* Owner only. */
-    _Alignas(MRN_CACHE_LINE) merino_task *private_lo; /* every live descriptor below is public */
-    unsigned index;
+    _Alignas(MRN_CACHE_LINE) unsigned index;
     uint64_t rng;
     size_t map_bytes; /* the mapping that holds the stack */
     pthread_t thread;
@@ -50,7 +49,6 @@ typedef struct mrn_job {
 typedef struct mrn_pool {
     mrn_worker **workers;
     unsigned count;
-    bool all_public; /* MERINO_ALL_PUBLIC=1: never privatize (worst case of the Wool paper's Table II) */
 
     _Alignas(MRN_CACHE_LINE) mrn_job *jobs; /* atomic: Treiber stack of submitted root tasks */
     _Alignas(MRN_CACHE_LINE) uint32_t active; /* atomic: root tasks submitted and not finished */
@@ -75,8 +73,7 @@ void mrn_futex_wake(uint32_t *word, int count);
 void mrn_cpu_relax(void);
 
 /* config.c */
-int mrn_resolve_config(const merino_config *cfg, unsigned *workers, size_t *stack_tasks,
-                       bool *all_public);
+int mrn_resolve_config(const merino_config *cfg, unsigned *workers, size_t *stack_tasks);
 void mrn_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 __attribute__((noreturn, format(printf, 1, 2))) void mrn_fatal(const char *fmt, ...);
 

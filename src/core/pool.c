@@ -66,7 +66,7 @@ static void mrn_free_workers(mrn_pool *p, unsigned n) {
     p->workers = NULL;
 }
 
-static mrn_worker *mrn_new_worker(unsigned index, size_t stack_tasks, bool all_public) {
+static mrn_worker *mrn_new_worker(unsigned index, size_t stack_tasks) {
     mrn_worker *w = aligned_alloc(MRN_CACHE_LINE, sizeof *w);
     if (!w) return NULL;
     memset(w, 0, sizeof *w);
@@ -83,10 +83,10 @@ static mrn_worker *mrn_new_worker(unsigned index, size_t stack_tasks, bool all_p
     w->pub.base = base;
     w->pub.top = base;
     w->pub.end = base + stack_tasks;
-    w->pub.split = all_public ? (uintptr_t)w->pub.end : (uintptr_t)base; /* private until asked */
+    w->pub.split = base; /* everything private until a thief asks */
+    w->pub.limit = (uintptr_t)w->pub.end;
     w->pub.public_left = MRN_PUBLIC_LEFT;
     w->bot = base;
-    w->private_lo = base;
     w->index = index;
     w->rng = 0x9E3779B97F4A7C15ull * (index + 1) | 1;
     return w;
@@ -100,25 +100,23 @@ int merino_start(const merino_config *cfg) {
     }
     unsigned n;
     size_t stack_tasks;
-    bool all_public;
     pthread_mutex_lock(&mrn_lifecycle);
     if (__atomic_load_n(&mrn_running, __ATOMIC_RELAXED)) {
         pthread_mutex_unlock(&mrn_lifecycle);
         mrn_error("merino_start called while merino is already running: call merino_stop() first");
         return -1;
     }
-    if (mrn_resolve_config(cfg, &n, &stack_tasks, &all_public) != 0) {
+    if (mrn_resolve_config(cfg, &n, &stack_tasks) != 0) {
         pthread_mutex_unlock(&mrn_lifecycle);
         return -1;
     }
     mrn_pool *p = &mrn_the_pool;
     memset(p, 0, sizeof *p);
     p->count = n;
-    p->all_public = all_public;
     p->workers = calloc(n, sizeof *p->workers);
     if (!p->workers) goto out_of_memory;
     for (unsigned i = 0; i < n; i++)
-        if (!(p->workers[i] = mrn_new_worker(i, stack_tasks, all_public))) goto out_of_memory;
+        if (!(p->workers[i] = mrn_new_worker(i, stack_tasks))) goto out_of_memory;
 
     /* Worker threads get a C stack to match the task stack: each nesting level of tasks also
      * nests C frames, and the task stack must be the one that overflows first, with a message. */

@@ -8,14 +8,20 @@
 static inline bool mrn_is_public(uintptr_t s) { return s >= MERINO__TASK_MIN && !(s & 1); }
 static inline bool mrn_is_private(uintptr_t s) { return s >= MERINO__TASK_MIN && (s & 1); }
 
+__attribute__((noreturn, cold)) static void merino__overflow(merino_worker *pw);
+
 /* ---- thief ------------------------------------------------------------------------------------ */
 
 /* Ask the victim to make more of its tasks public: the owner sees it at its next spawn or join. */
 static void mrn_request_public(mrn_worker *victim) {
-    /* relaxed: a hint with no data attached; loaded first so idle thieves do not keep writing the
-     * owner's hot cache line */
-    if (__atomic_load_n(&victim->pub.split, __ATOMIC_RELAXED) != MERINO__SPLIT_REQUEST)
-        __atomic_store_n(&victim->pub.split, MERINO__SPLIT_REQUEST, __ATOMIC_RELAXED);
+    /* relaxed: a hint with no data attached, which sends the owner's next spawn to the slow path;
+     * loaded first so idle thieves do not keep writing the owner's hot cache line */
+    if (__atomic_load_n(&victim->pub.limit, __ATOMIC_RELAXED) != 0)
+        __atomic_store_n(&victim->pub.limit, 0, __ATOMIC_RELAXED);
+}
+
+static inline bool mrn_requested(mrn_worker *w) {
+    return __atomic_load_n(&w->pub.limit, __ATOMIC_RELAXED) == 0; /* relaxed: a hint */
 }
 
 /* One steal attempt from victim's bottom task; on success runs it on self's stack at top. */
@@ -58,36 +64,37 @@ bool mrn_steal(mrn_worker *self, mrn_worker *victim, merino_task *top) {
 
 /* ---- owner: publishing and privatizing -------------------------------------------------------- */
 
-/* A thief asked for public tasks. We are joining t (acquired, about to run its body, which spawns
- * at t). Publish the lower half of the private tasks below t — the oldest, so the largest — and
- * make everything below t + 1 public, so the body's first spawn is public too. */
+/* A thief asked for public tasks; every live descriptor below t is ours (t is the next free one,
+ * or the one being joined), and those from split up are private: publish the lower half of them
+ * — the oldest, so the largest tasks. */
 __attribute__((noinline, cold)) static void mrn_publish(mrn_worker *w, merino_task *t) {
-    merino_task *lo = w->private_lo < t ? w->private_lo : t;
+    merino_task *lo = w->pub.split < t ? w->pub.split : t;
     merino_task *mid = lo + (t - lo + 1) / 2;
     for (merino_task *d = lo; d < mid; d++) {
         /* relaxed: only the owner writes a PRIVATE state, and thieves never change one */
         uintptr_t s = __atomic_load_n(&d->state, __ATOMIC_RELAXED);
         /* release: a thief that reads TASK(wrap) must see the arguments stored at spawn */
-        if (mrn_is_private(s)) __atomic_store_n(&d->state, s & ~(uintptr_t)1, __ATOMIC_RELEASE);
+        __atomic_store_n(&d->state, s & ~(uintptr_t)1, __ATOMIC_RELEASE);
     }
-    w->private_lo = mid;
+    w->pub.split = mid;
     w->pub.public_left = MRN_PUBLIC_LEFT;
-    uintptr_t split = mrn_the_pool.all_public ? (uintptr_t)w->pub.end : (uintptr_t)(t + 1);
-    /* relaxed: split only steers the owner's own spawns and joins; a request that lands on this
-     * store is lost, but its thief re-asks when it next finds a private task at bot */
-    __atomic_store_n(&w->pub.split, split, __ATOMIC_RELAXED);
+    /* relaxed: no data; a request that lands on this store is lost, and made again by its thief
+     * when it next finds a private task at bot */
+    __atomic_store_n(&w->pub.limit, (uintptr_t)w->pub.end, __ATOMIC_RELAXED);
 }
 
-/* The owner has inlined many public tasks in a row: nobody is stealing them. From t (acquired)
- * upward, spawn private tasks again. Descriptors below t stay public until joined. */
-__attribute__((noinline, cold)) static void mrn_privatize(mrn_worker *w, merino_task *t, uintptr_t split) {
+/* Spawn into t found t >= limit: the stack is full, or a thief asked for public tasks. */
+void merino__spawn_slow(merino_worker *pw, merino_task *t) {
+    mrn_worker *w = mrn_full(pw);
+    if (t >= w->pub.end) merino__overflow(pw);
+    mrn_publish(w, t);
+}
+
+/* The owner has inlined many public tasks in a row: nobody is stealing them. From t (acquired,
+ * and below split since it was public) upward, spawn private tasks again. */
+__attribute__((noinline, cold)) static void mrn_privatize(mrn_worker *w, merino_task *t) {
     w->pub.public_left = MRN_PUBLIC_LEFT;
-    if (mrn_the_pool.all_public) return;
-    /* CAS, relaxed: must not overwrite a request that arrived since split was read; no data */
-    if (__atomic_compare_exchange_n(&w->pub.split, &split, (uintptr_t)t, false, __ATOMIC_RELAXED,
-                                    __ATOMIC_RELAXED) &&
-        t < w->private_lo)
-        w->private_lo = t;
+    w->pub.split = t;
 }
 
 /* ---- owner: the slow join ----------------------------------------------------------------------- */
@@ -99,6 +106,7 @@ static void mrn_leapfrog(mrn_worker *w, merino_task *t, unsigned thief) {
     unsigned fails = 0;
     /* acquire: pairs with the thief's DONE store: the result and the thief's bot store */
     while (__atomic_load_n(&t->state, __ATOMIC_ACQUIRE) != MERINO__DONE) {
+        if (mrn_requested(w)) mrn_publish(w, t); /* our tasks below t are still ours to give */
         if (mrn_steal(w, victim, t + 1)) {
             fails = 0;
         } else if (++fails < MRN_IDLE_SPINS) {
@@ -110,17 +118,21 @@ static void mrn_leapfrog(mrn_worker *w, merino_task *t, unsigned thief) {
     w->pub.top = t;
 }
 
-/* Called by the inline join when the exchange on t's state returned s and the fast case did not
- * apply. Returns 1 if the owner now holds the task and must run it, 0 if a thief ran it. */
-int merino__join_slow(merino_worker *pw, merino_task *t, uintptr_t s) {
+/* The join of a descriptor below split: it may have been stolen. Returns 1 if the owner now holds
+ * the task and must run it, 0 if a thief ran it (the result is in t). */
+int merino__join_public(merino_worker *pw, merino_task *t) {
     mrn_worker *w = mrn_full(pw);
+    /* acquire: if a thief already finished the task (DONE), its result */
+    uintptr_t s = __atomic_exchange_n(&t->state, MERINO__EMPTY, __ATOMIC_ACQUIRE);
+    if (MERINO__LIKELY(s >= MERINO__TASK_MIN) && MERINO__LIKELY(--w->pub.public_left != 0) &&
+        MERINO__LIKELY(!mrn_requested(w)))
+        return 1; /* not stolen: run it inline */
     for (;;) {
-        if (s >= MERINO__TASK_MIN) { /* ours: public, or private joined on the public path */
-            uintptr_t split = __atomic_load_n(&w->pub.split, __ATOMIC_RELAXED);
-            if (split == MERINO__SPLIT_REQUEST)
+        if (s >= MERINO__TASK_MIN) { /* ours: public, or private below split after a publish */
+            if (mrn_requested(w))
                 mrn_publish(w, t);
             else if (w->pub.public_left == 0)
-                mrn_privatize(w, t, split);
+                mrn_privatize(w, t);
             return 1;
         }
         if (s != MERINO__EMPTY) break; /* STOLEN(i) or DONE */
@@ -142,7 +154,7 @@ int merino__join_slow(merino_worker *pw, merino_task *t, uintptr_t s) {
 
 /* ---- errors --------------------------------------------------------------------------------------- */
 
-void merino__overflow(merino_worker *pw) {
+__attribute__((noreturn, cold)) static void merino__overflow(merino_worker *pw) {
     mrn_worker *w = mrn_full(pw);
     size_t n = (size_t)(w->pub.end - w->pub.base);
     mrn_fatal("task stack overflow on worker %u: more than %zu tasks spawned and not yet joined; "
