@@ -1,0 +1,171 @@
+// merino.hpp — merino's C++17 interface: fork_join, run and a RAII runtime, over the C core.
+//
+//     merino::runtime rt;                                   // starts the workers (throws on bad input)
+//     auto [a, b] = merino::fork_join([&] { return fib(n - 1); },
+//                                     [&] { return fib(n - 2); });
+//
+// fork_join(f, g) runs f on the calling worker and offers g to the other workers; it returns when
+// both have finished. A branch is any callable with no arguments; the cost of a fork_join whose g
+// is not stolen is a few stores and a compare — no heap allocation, no atomic read-modify-write.
+//
+// It is safe to call fork_join from any thread: from one that is not a worker it first enters the
+// pool (like merino::run) and waits. It needs a running pool (merino::runtime or merino_start).
+#ifndef MERINO_HPP
+#define MERINO_HPP
+
+#include "merino.h"
+
+#include <cstring>
+#include <exception>
+#include <functional>
+#include <optional>
+#include <stdexcept>
+#include <type_traits>
+#include <utility>
+
+namespace merino {
+
+/// The result of a branch that returns void, in the pair fork_join returns.
+struct unit {
+    friend constexpr bool operator==(unit, unit) noexcept { return true; }
+    friend constexpr bool operator!=(unit, unit) noexcept { return false; }
+};
+
+/// Starts merino's workers on construction and stops them on destruction. At most one runtime
+/// (or merino_start) at a time. Throws std::runtime_error with merino's message when the
+/// configuration is invalid (say, a malformed MERINO_WORKERS) or merino is already running.
+class runtime {
+public:
+    /// Default configuration: MERINO_WORKERS, else the CPUs this process may run on.
+    runtime() : runtime(merino_config{}) {}
+    /// workers workers (1..MERINO_MAX_WORKERS); 0 means the default.
+    explicit runtime(unsigned workers) : runtime(make_config(workers)) {}
+    explicit runtime(const merino_config &cfg) {
+        if (merino_start(&cfg) != 0) throw std::runtime_error(merino_last_error());
+    }
+    ~runtime() { merino_stop(); }
+    runtime(const runtime &) = delete;
+    runtime &operator=(const runtime &) = delete;
+
+    /// The number of workers.
+    unsigned workers() const noexcept { return merino_workers(); }
+
+private:
+    static merino_config make_config(unsigned workers) {
+        merino_config cfg{};
+        cfg.workers = workers;
+        return cfg;
+    }
+};
+
+namespace detail {
+
+template <class F> using result_t = std::invoke_result_t<F &>;
+template <class R> using stored_t = std::conditional_t<std::is_void_v<R>, unit, R>;
+
+template <class F> stored_t<result_t<F>> call(F &f) {
+    if constexpr (std::is_void_v<result_t<F>>) {
+        std::invoke(f);
+        return unit{};
+    } else {
+        return std::invoke(f);
+    }
+}
+
+// A branch that another worker may run: it lives in the frame of the code that forks, which
+// waits for it before returning, and the task descriptor holds only a pointer to it. An exception
+// is caught where the branch runs and rethrown where it is joined.
+template <class F> struct branch {
+    F *fn;
+    std::optional<stored_t<result_t<F>>> result{};
+    std::exception_ptr error{};
+
+    void run() noexcept {
+        try {
+            result.emplace(call(*fn));
+        } catch (...) {
+            error = std::current_exception();
+        }
+    }
+
+    // What a thief (or a worker taking a root task) calls. top is already the worker's top.
+    MERINO__WRAP_ATTR static void wrap(merino_worker *, merino_task *, merino_task *t) noexcept {
+        branch *b;
+        std::memcpy(&b, t->payload, sizeof b);
+        b->run();
+    }
+
+    void store_into(merino_task *t) noexcept {
+        branch *self = this;
+        std::memcpy(t->payload, &self, sizeof self);
+    }
+
+    // The result, or the branch's exception rethrown.
+    stored_t<result_t<F>> take() {
+        if (error) std::rethrow_exception(error);
+        return std::move(*result);
+    }
+};
+
+template <class F, class G>
+using fork_join_t = std::conditional_t<std::is_void_v<result_t<F>> && std::is_void_v<result_t<G>>, void,
+                                       std::pair<stored_t<result_t<F>>, stored_t<result_t<G>>>>;
+
+} // namespace detail
+
+/// Runs f on the pool and returns its result (or rethrows its exception). From a thread that is
+/// not a worker it hands f to the pool and waits; on a worker it simply calls f.
+template <class F> detail::result_t<F> run(F &&f) {
+    using R = detail::result_t<F>;
+    if (merino__self) return std::invoke(f);
+    detail::branch<std::remove_reference_t<F>> b{&f};
+    merino_task t;
+    b.store_into(&t);
+    merino__run_root(&t, &decltype(b)::wrap);
+    if constexpr (std::is_void_v<R>) {
+        b.take();
+    } else {
+        return b.take();
+    }
+}
+
+/// Runs f and g, possibly in parallel, and returns when both have finished: a
+/// std::pair<RF, RG> of their results, where a void result is merino::unit; void if both are
+/// void. f runs on the calling worker; g is offered to other workers and run here if nobody took
+/// it. If a branch throws, the exception is rethrown here after both branches have finished (the
+/// other branch is never abandoned, since both may borrow the caller's frame); if both throw,
+/// f's exception is rethrown and g's dropped.
+template <class F, class G> detail::fork_join_t<F, G> fork_join(F &&f, G &&g) {
+    using RF = detail::result_t<F>;
+    using RG = detail::result_t<G>;
+    merino_worker *w = merino__self;
+    if (MERINO__UNLIKELY(!w)) return run([&] { return fork_join(f, g); });
+
+    // Spawn g into the next free descriptor, exactly as a C task's spawn does.
+    using branch_t = detail::branch<std::remove_reference_t<G>>;
+    merino_task *t = w->top;
+    merino__spawn_check(w, t);
+    branch_t b{&g};
+    b.store_into(t);
+    merino__spawn_publish(w, t, (uintptr_t)&branch_t::wrap);
+
+    std::optional<detail::stored_t<RF>> a;
+    std::exception_ptr a_error;
+    try {
+        a.emplace(detail::call(f));
+    } catch (...) {
+        a_error = std::current_exception(); // first wait for g: it may use our frame
+    }
+
+    if (merino__join_acquire(w, t, (uintptr_t)&branch_t::wrap)) b.run(); // not stolen: run g here
+    if (MERINO__UNLIKELY(a_error != nullptr)) std::rethrow_exception(a_error);
+    if constexpr (std::is_void_v<RF> && std::is_void_v<RG>) {
+        b.take();
+    } else {
+        return std::pair<detail::stored_t<RF>, detail::stored_t<RG>>(std::move(*a), b.take());
+    }
+}
+
+} // namespace merino
+
+#endif // MERINO_HPP
