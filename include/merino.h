@@ -206,6 +206,11 @@ static inline int merino__join_acquire(merino_worker *w, merino_task *t, uintptr
 
 #define MERINO__X(...) __VA_ARGS__
 
+/* The hidden first parameters of every task body: the worker and its next free descriptor, which
+ * MERINO_SPAWN, MERINO_CALL and MERINO_JOIN use (a leaf task need not). */
+#define MERINO__CONTEXT                                                                            \
+    merino_worker *merino__w __attribute__((unused)), merino_task *merino__top __attribute__((unused))
+
 /* Generates, for a task NAME: an argument record and frame (arguments, then the result), the body
  * prototype, the wrapper thieves call, and the inline spawn / join / run. FIELDS, PARAMS, STORES,
  * LOADS, UPARAMS and NAMES are parenthesized lists made by MERINO_TASK_n below. */
@@ -217,8 +222,7 @@ static inline int merino__join_acquire(merino_worker *w, merino_task *t, uintptr
                    "descriptor (48 bytes): pass a pointer to a struct instead");                  \
     MERINO__STATIC_ASSERT(MERINO__ALIGNOF(NAME##_merino_frame) <= 16,                                         \
                    "merino: an argument of task '" #NAME "' needs more than 16-byte alignment: pass a pointer");   \
-    static RTYPE NAME##_merino_body(merino_worker *merino__w, merino_task *merino__top              \
-                                    MERINO__X UPARAMS);                                           \
+    static RTYPE NAME##_merino_body(MERINO__CONTEXT MERINO__X UPARAMS);                                           \
     static MERINO__WRAP_ATTR void NAME##_merino_wrap(merino_worker *w, merino_task *top,           \
                                                      merino_task *t) {                             \
         NAME##_merino_frame *f = (NAME##_merino_frame *)(void *)t->payload;                       \
@@ -255,8 +259,7 @@ static inline int merino__join_acquire(merino_worker *w, merino_task *t, uintptr
         merino__run_root(&t, &NAME##_merino_wrap);                                                \
         return f->result;                                                                         \
     }                                                                                             \
-    static RTYPE NAME##_merino_body(merino_worker *merino__w, merino_task *merino__top             \
-                                    MERINO__X UPARAMS)
+    static RTYPE NAME##_merino_body(MERINO__CONTEXT MERINO__X UPARAMS)
 
 #define MERINO__VOID_TASK(NAME, FIELDS, PARAMS, STORES, LOADS, UPARAMS, NAMES)                      \
     typedef struct { MERINO__X FIELDS } NAME##_merino_args;                                       \
@@ -266,8 +269,7 @@ static inline int merino__join_acquire(merino_worker *w, merino_task *t, uintptr
                    "(48 bytes): pass a pointer to a struct instead");                             \
     MERINO__STATIC_ASSERT(MERINO__ALIGNOF(NAME##_merino_frame) <= 16,                                         \
                    "merino: an argument of task '" #NAME "' needs more than 16-byte alignment: pass a pointer");   \
-    static void NAME##_merino_body(merino_worker *merino__w, merino_task *merino__top              \
-                                   MERINO__X UPARAMS);                                            \
+    static void NAME##_merino_body(MERINO__CONTEXT MERINO__X UPARAMS);                                            \
     static MERINO__WRAP_ATTR void NAME##_merino_wrap(merino_worker *w, merino_task *top,           \
                                                      merino_task *t) {                             \
         NAME##_merino_frame *f = (NAME##_merino_frame *)(void *)t->payload;                       \
@@ -307,8 +309,7 @@ static inline int merino__join_acquire(merino_worker *w, merino_task *t, uintptr
         MERINO__X STORES                                                                          \
         merino__run_root(&t, &NAME##_merino_wrap);                                                \
     }                                                                                             \
-    static void NAME##_merino_body(merino_worker *merino__w, merino_task *merino__top              \
-                                   MERINO__X UPARAMS)
+    static void NAME##_merino_body(MERINO__CONTEXT MERINO__X UPARAMS)
 
 /* Per-arity argument lists. Stored arguments are named a1..a6 so they never clash with the user's. */
 #define MERINO__F0 (char unused;)
