@@ -79,6 +79,22 @@ int merino_worker_index(void);
 /** The message of the last error merino reported (also printed on stderr), or "" if none. */
 const char *merino_last_error(void);
 
+/** Counters summed over the workers since merino_start or merino_stats_reset. Steals and the
+ *  publication counters are always kept (they cost nothing next to a steal); spawns are counted
+ *  only by code compiled with MERINO_STATS defined before including this header (the default
+ *  build pays nothing for it), and are 0 otherwise. */
+typedef struct merino_stats {
+    uint64_t spawns;      /* MERINO_SPAWN and C++ fork_join, where counted */
+    uint64_t steals;      /* tasks taken by a thief, leapfrogging included */
+    uint64_t leapfrogs;   /* of those, taken by a worker waiting for its own stolen task */
+    uint64_t publishes;   /* times an owner made private tasks public on a thief's request */
+} merino_stats;
+
+/** Fills *out (zeros when merino is not running). Exact when no task is running. */
+void merino_stats_get(merino_stats *out);
+/** Sets every counter to 0. Call it when no task is running. */
+void merino_stats_reset(void);
+
 /* ------------------------------------------------------------------------------------------------
  * Task descriptors and workers (internal: the inline spawn and join below need their layout)
  * ---------------------------------------------------------------------------------------------- */
@@ -106,7 +122,7 @@ typedef struct merino_worker {
     merino_task *top;     /* the next free descriptor, for code outside a task body */
     merino_task *end;     /* one past the last descriptor of this worker's stack */
     merino_task *base;    /* the first descriptor of this worker's stack */
-    unsigned public_left; /* public tasks still to inline before the owner privatizes */
+    uint64_t spawns;      /* tasks spawned, counted only where MERINO_STATS is defined */
 } __attribute__((aligned(64))) merino_worker;
 
 typedef void (*merino__wrap_fn)(merino_worker *w, merino_task *top, merino_task *t);
@@ -150,6 +166,11 @@ __attribute__((noreturn, cold)) void merino__join_mismatch(merino_worker *w, mer
 #define MERINO__CHECKS 0
 #endif
 
+/* A counter written by one thread and read by others: no locked instruction, no data race. */
+static inline void merino__count(uint64_t *c) {
+    __atomic_store_n(c, __atomic_load_n(c, __ATOMIC_RELAXED) + 1, __ATOMIC_RELAXED); /* no data */
+}
+
 /* ---- the hot paths: every spawned task pays for these, so keep them short -------------------- */
 
 /* Spawn into t, before the payload is written: the overflow check, which is also where the owner
@@ -168,6 +189,9 @@ static inline void merino__spawn_check(merino_worker *w, merino_task *t) {
  * the worst case of the Wool paper's Table II, for measuring. */
 static inline void merino__spawn_publish(merino_worker *w, merino_task *t, uintptr_t wrap) {
     MERINO__TRACK_TOP(w, t + 1);
+#ifdef MERINO_STATS
+    merino__count(&w->spawns);
+#endif
 #if MERINO__CHECKS
     t->check = wrap;
 #endif

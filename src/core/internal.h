@@ -13,9 +13,6 @@
 
 #define MRN_CACHE_LINE 64
 
-/* Public inlined joins a worker makes before it privatizes its stack again (see privatize()). */
-#define MRN_PUBLIC_LEFT 16
-
 /* Idle back-off: failed steal rounds spent spinning, then yielding, before a worker with nothing to
  * do considers sleeping. Spinning keeps steal latency low for fine-grained work; yielding lets
  * other threads (more workers than cores, or other programs) run; sleeping frees the processor. */
@@ -25,13 +22,14 @@
 /* A worker: the inline-visible part first (its own cache line), then what thieves read, then what
  * only the owner touches. */
 typedef struct mrn_worker {
-    merino_worker pub; /* limit, split, top, end, base, public_left: the owner's hot line */
+    merino_worker pub; /* limit, split, top, end, base, spawns: the owner's hot line */
 
     /* Read and written by thieves. bot is owned by whoever acquired the task it points to. */
     _Alignas(MRN_CACHE_LINE) merino_task *bot; /* atomic */
 
     /* Owner only. */
     _Alignas(MRN_CACHE_LINE) unsigned index;
+    uint64_t steals, leapfrogs, publishes; /* merino__count; read by merino_stats_get */
     uint64_t rng;
     size_t map_bytes; /* the mapping that holds the stack */
     pthread_t thread;

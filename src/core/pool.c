@@ -12,8 +12,9 @@ __thread merino_worker *merino__self __attribute__((tls_model("initial-exec")));
 mrn_pool mrn_the_pool;
 uint32_t mrn_running;
 
-/* Serializes merino_start and merino_stop against each other; never taken on a task path. */
+/* Serializes merino_start, merino_stop and the counters' readers; never taken on a task path. */
 static pthread_mutex_t mrn_lifecycle = PTHREAD_MUTEX_INITIALIZER;
+
 
 unsigned merino_workers(void) {
     /* acquire: pairs with merino_start's release store of mrn_running: count is set */
@@ -22,6 +23,40 @@ unsigned merino_workers(void) {
 
 int merino_worker_index(void) {
     return merino__self ? (int)mrn_full(merino__self)->index : -1;
+}
+
+/* ---- counters ------------------------------------------------------------------------------------- */
+
+void merino_stats_get(merino_stats *out) {
+    merino_stats sum = {0};
+    pthread_mutex_lock(&mrn_lifecycle); /* the workers stay while we read */
+    if (__atomic_load_n(&mrn_running, __ATOMIC_ACQUIRE)) {
+        for (unsigned i = 0; i < mrn_the_pool.count; i++) {
+            mrn_worker *w = mrn_the_pool.workers[i];
+            /* relaxed: each counter has one writer; no data hangs on them */
+            sum.spawns += __atomic_load_n(&w->pub.spawns, __ATOMIC_RELAXED);
+            sum.steals += __atomic_load_n(&w->steals, __ATOMIC_RELAXED);
+            sum.leapfrogs += __atomic_load_n(&w->leapfrogs, __ATOMIC_RELAXED);
+            sum.publishes += __atomic_load_n(&w->publishes, __ATOMIC_RELAXED);
+        }
+    }
+    pthread_mutex_unlock(&mrn_lifecycle);
+    *out = sum;
+}
+
+void merino_stats_reset(void) {
+    pthread_mutex_lock(&mrn_lifecycle);
+    if (__atomic_load_n(&mrn_running, __ATOMIC_ACQUIRE)) {
+        for (unsigned i = 0; i < mrn_the_pool.count; i++) {
+            mrn_worker *w = mrn_the_pool.workers[i];
+            /* relaxed: called while no task runs, so nobody else writes them */
+            __atomic_store_n(&w->pub.spawns, 0, __ATOMIC_RELAXED);
+            __atomic_store_n(&w->steals, 0, __ATOMIC_RELAXED);
+            __atomic_store_n(&w->leapfrogs, 0, __ATOMIC_RELAXED);
+            __atomic_store_n(&w->publishes, 0, __ATOMIC_RELAXED);
+        }
+    }
+    pthread_mutex_unlock(&mrn_lifecycle);
 }
 
 /* ---- MERINO_RUN from outside the pool ------------------------------------------------------------- */
@@ -85,7 +120,6 @@ static mrn_worker *mrn_new_worker(unsigned index, size_t stack_tasks) {
     w->pub.end = base + stack_tasks;
     w->pub.split = base; /* everything private until a thief asks */
     w->pub.limit = (uintptr_t)w->pub.end;
-    w->pub.public_left = MRN_PUBLIC_LEFT;
     w->bot = base;
     w->index = index;
     w->rng = 0x9E3779B97F4A7C15ull * (index + 1) | 1;

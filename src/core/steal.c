@@ -20,9 +20,7 @@ static void mrn_request_public(mrn_worker *victim) {
         __atomic_store_n(&victim->pub.limit, 0, __ATOMIC_RELAXED);
 }
 
-static inline bool mrn_requested(mrn_worker *w) {
-    return __atomic_load_n(&w->pub.limit, __ATOMIC_RELAXED) == 0; /* relaxed: a hint */
-}
+
 
 /* One steal attempt from victim's bottom task; on success runs it on self's stack at top. */
 bool mrn_steal(mrn_worker *self, mrn_worker *victim, merino_task *top) {
@@ -55,6 +53,7 @@ bool mrn_steal(mrn_worker *self, mrn_worker *victim, merino_task *top) {
      * runs dry. (t + 1 may be the sentinel past the end, which stays EMPTY.) */
     if (mrn_is_private(__atomic_load_n(&t[1].state, __ATOMIC_RELAXED))) mrn_request_public(victim);
 
+    merino__count(&self->steals);
     self->pub.top = top;
     ((merino__wrap_fn)s)(&self->pub, top, t);
     /* release: publishes the result (and our bot store) to the joining owner */
@@ -62,22 +61,26 @@ bool mrn_steal(mrn_worker *self, mrn_worker *victim, merino_task *top) {
     return true;
 }
 
-/* ---- owner: publishing and privatizing -------------------------------------------------------- */
+/* ---- owner: publishing ------------------------------------------------------------------------- */
 
-/* A thief asked for public tasks; every live descriptor below t is ours (t is the next free one,
- * or the one being joined), and those from split up are private: publish the lower half of them
- * — the oldest, so the largest tasks. */
+/* Invariant: split <= top; the live descriptors in [split, top) are PRIVATE (every spawn is, and
+ * split is lowered to the descriptor being joined whenever the owner joins below it); those below
+ * split are public or stolen. */
+
+/* A thief asked for public tasks; t is the next free descriptor. Publish the lower half of the
+ * private ones, [split, t) — the oldest, so the largest tasks — leaving the trip-wire at mid - 1:
+ * when a thief takes it, it finds mid private and asks again. */
 __attribute__((noinline, cold)) static void mrn_publish(mrn_worker *w, merino_task *t) {
-    merino_task *lo = w->pub.split < t ? w->pub.split : t;
+    merino_task *lo = w->pub.split;
     merino_task *mid = lo + (t - lo + 1) / 2;
     for (merino_task *d = lo; d < mid; d++) {
         /* relaxed: only the owner writes a PRIVATE state, and thieves never change one */
         uintptr_t s = __atomic_load_n(&d->state, __ATOMIC_RELAXED);
         /* release: a thief that reads TASK(wrap) must see the arguments stored at spawn */
-        __atomic_store_n(&d->state, s & ~(uintptr_t)1, __ATOMIC_RELEASE);
+        if (mrn_is_private(s)) __atomic_store_n(&d->state, s - 1, __ATOMIC_RELEASE);
     }
     w->pub.split = mid;
-    w->pub.public_left = MRN_PUBLIC_LEFT;
+    merino__count(&w->publishes);
     /* relaxed: no data; a request that lands on this store is lost, and made again by its thief
      * when it next finds a private task at bot */
     __atomic_store_n(&w->pub.limit, (uintptr_t)w->pub.end, __ATOMIC_RELAXED);
@@ -90,24 +93,18 @@ void merino__spawn_slow(merino_worker *pw, merino_task *t) {
     mrn_publish(w, t);
 }
 
-/* The owner has inlined many public tasks in a row: nobody is stealing them. From t (acquired,
- * and below split since it was public) upward, spawn private tasks again. */
-__attribute__((noinline, cold)) static void mrn_privatize(mrn_worker *w, merino_task *t) {
-    w->pub.public_left = MRN_PUBLIC_LEFT;
-    w->pub.split = t;
-}
-
-/* ---- owner: the slow join ----------------------------------------------------------------------- */
+/* ---- owner: the public join ------------------------------------------------------------------------ */
 
 /* Joins t with a thief that took it: until its state is DONE, steal only from that thief — work
  * that the stolen task spawned — so the wait does useful work and the stack stays bounded. */
 static void mrn_leapfrog(mrn_worker *w, merino_task *t, unsigned thief) {
     mrn_worker *victim = mrn_the_pool.workers[thief];
     unsigned fails = 0;
+    w->pub.split = t + 1; /* what we run here spawns above t, privately */
     /* acquire: pairs with the thief's DONE store: the result and the thief's bot store */
     while (__atomic_load_n(&t->state, __ATOMIC_ACQUIRE) != MERINO__DONE) {
-        if (mrn_requested(w)) mrn_publish(w, t); /* our tasks below t are still ours to give */
         if (mrn_steal(w, victim, t + 1)) {
+            merino__count(&w->leapfrogs);
             fails = 0;
         } else if (++fails < MRN_IDLE_SPINS) {
             mrn_cpu_relax();
@@ -118,24 +115,18 @@ static void mrn_leapfrog(mrn_worker *w, merino_task *t, unsigned thief) {
     w->pub.top = t;
 }
 
-/* The join of a descriptor below split: it may have been stolen. Returns 1 if the owner now holds
- * the task and must run it, 0 if a thief ran it (the result is in t). */
+/* The join of a descriptor below split: a public task, which a thief may have taken. Returns 1 if
+ * the owner now holds the task and must run it, 0 if a thief ran it (the result is in t). Either
+ * way the descriptor stops being public: split comes down to t, so what the owner spawns next is
+ * private again — Wool's privatization, done as soon as a public task comes back. */
 int merino__join_public(merino_worker *pw, merino_task *t) {
     mrn_worker *w = mrn_full(pw);
     /* acquire: if a thief already finished the task (DONE), its result */
     uintptr_t s = __atomic_exchange_n(&t->state, MERINO__EMPTY, __ATOMIC_ACQUIRE);
-    if (MERINO__LIKELY(s >= MERINO__TASK_MIN) && MERINO__LIKELY(--w->pub.public_left != 0) &&
-        MERINO__LIKELY(!mrn_requested(w)))
-        return 1; /* not stolen: run it inline */
+    w->pub.split = t;
     for (;;) {
-        if (s >= MERINO__TASK_MIN) { /* ours: public, or private below split after a publish */
-            if (mrn_requested(w))
-                mrn_publish(w, t);
-            else if (w->pub.public_left == 0)
-                mrn_privatize(w, t);
-            return 1;
-        }
-        if (s != MERINO__EMPTY) break; /* STOLEN(i) or DONE */
+        if (MERINO__LIKELY(s >= MERINO__TASK_MIN)) return 1; /* not stolen: run it here */
+        if (s != MERINO__EMPTY) break;                       /* STOLEN(i) or DONE */
         /* EMPTY: a thief is between its CAS and its STOLEN store, or backing off */
         do {
             mrn_cpu_relax();
@@ -145,9 +136,12 @@ int merino__join_public(merino_worker *pw, merino_task *t) {
         /* put back by a thief that backed off: take it (another thief may beat us: loop) */
         if (s >= MERINO__TASK_MIN) s = __atomic_exchange_n(&t->state, MERINO__EMPTY, __ATOMIC_ACQUIRE);
     }
-    if (s != MERINO__DONE) mrn_leapfrog(w, t, MERINO__STOLEN_INDEX(s));
+    if (s != MERINO__DONE) {
+        mrn_leapfrog(w, t, MERINO__STOLEN_INDEX(s));
+        w->pub.split = t;
+    }
     /* relaxed: bot is ours again (it pointed at t + 1, whose task we have joined); the next
-     * release store of a spawn publishes it to thieves before they can take anything here */
+     * publish's release store orders it before any task a thief could take here */
     __atomic_store_n(&w->bot, t, __ATOMIC_RELAXED);
     return 0;
 }
