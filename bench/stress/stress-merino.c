@@ -1,0 +1,36 @@
+/* stress, merino: ./stress-merino --workers N [--reps R] h L reps
+ * The repetition loop runs inside one task (as in Wool), so consecutive trees are serialized on
+ * the pool without a hand-off from the main thread per tree. */
+#include <merino.h>
+
+#include "stress.h"
+
+MERINO_TASK_1(long, tree, int, h) {
+    if (h == 0) return stress_leaf();
+    MERINO_SPAWN(tree, h - 1);
+    long a = MERINO_CALL(tree, h - 1);
+    long b = MERINO_JOIN(tree);
+    return a + b;
+}
+
+MERINO_TASK_2(int64_t, trees_task, int, h, long, n) {
+    int64_t sum = 0;
+    for (long i = 0; i < n; i++) sum += MERINO_CALL(tree, h);
+    return sum;
+}
+
+int main(int argc, char **argv) {
+    const char *p[3];
+    int workers, reps, h;
+    long L, trees;
+    int np = bench_args(argc, argv, &workers, &reps, p, 3);
+    STRESS_PARAMS(p, np, h, L, trees);
+    merino_config cfg = {0};
+    cfg.workers = (unsigned)workers;
+    if (merino_start(&cfg) != 0) return 2;
+    double t0 = bench_now();
+    int64_t sum = MERINO_RUN(trees_task, h, trees * reps);
+    double t = bench_now() - t0;
+    merino_stop();
+    return bench_report_i64(t, sum == stress_expected(h, trees, reps), sum, stress_tasks(h, trees, reps));
+}

@@ -1,0 +1,34 @@
+/* stress, OpenMP tasks: ./stress-omp-{gcc,clang} --workers N [--reps R] h L reps
+ * One parallel region; the master thread runs the trees one after the other (taskwait joins). */
+#include <omp.h>
+
+#include "stress.h"
+
+static long tree(int h) {
+    if (h == 0) return stress_leaf();
+    long a, b;
+#pragma omp task shared(a) firstprivate(h)
+    a = tree(h - 1);
+    b = tree(h - 1);
+#pragma omp taskwait
+    return a + b;
+}
+
+int main(int argc, char **argv) {
+    const char *p[3];
+    int workers, reps, h;
+    long L, trees;
+    int np = bench_args(argc, argv, &workers, &reps, p, 3);
+    STRESS_PARAMS(p, np, h, L, trees);
+    omp_set_dynamic(0);
+    omp_set_num_threads(workers);
+#pragma omp parallel
+    { bench_sink(omp_get_thread_num()); }
+    int64_t sum = 0;
+    double t0 = bench_now();
+#pragma omp parallel
+#pragma omp single
+    for (long i = 0; i < trees * reps; i++) sum += tree(h);
+    double t = bench_now() - t0;
+    return bench_report_i64(t, sum == stress_expected(h, trees, reps), sum, stress_tasks(h, trees, reps));
+}

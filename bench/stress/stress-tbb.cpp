@@ -1,0 +1,35 @@
+// stress, oneTBB: ./stress-tbb --workers N [--reps R] h L reps   (tbb::task_group per inner node)
+#include <tbb/global_control.h>
+#include <tbb/task_arena.h>
+#include <tbb/task_group.h>
+
+#include "stress.h"
+
+static long tree(int h) {
+    if (h == 0) return stress_leaf();
+    long a, b;
+    tbb::task_group g;
+    g.run([&] { a = tree(h - 1); });
+    b = tree(h - 1);
+    g.wait();
+    return a + b;
+}
+
+int main(int argc, char **argv) {
+    const char *p[3];
+    int workers, reps, h;
+    long L, trees;
+    int np = bench_args(argc, argv, &workers, &reps, p, 3);
+    STRESS_PARAMS(p, np, h, L, trees);
+    tbb::global_control gc(tbb::global_control::max_allowed_parallelism, (size_t)workers);
+    tbb::task_arena arena(workers);
+    arena.initialize();
+    arena.execute([] { tbb::task_group g; g.run([] {}); g.wait(); });
+    int64_t sum = 0;
+    double t0 = bench_now();
+    arena.execute([&] {
+        for (long i = 0; i < trees * reps; i++) sum += tree(h);
+    });
+    double t = bench_now() - t0;
+    return bench_report_i64(t, sum == stress_expected(h, trees, reps), sum, stress_tasks(h, trees, reps));
+}
