@@ -1,7 +1,7 @@
 /* fib, merino: ./fib-merino --workers N [--reps R] n [cutoff]
- * One task per call (cutoff 0), or the serial recursion below the cutoff. The environment variable
- * MERINO_ALL_PUBLIC=1, read by merino_start, makes every task public (the worst case of the Wool
- * paper's Table II); the runner uses it for the "merino[all-public]" rows. */
+ * One task per call (cutoff 0), or the serial recursion below the cutoff. Also built as
+ * fib-merino-allpub with -DMERINO_ALL_PUBLIC, which makes merino.h publish every task (the worst
+ * case of the Wool paper's Table II); the runner reports it as system "merino-allpub". */
 #include <merino.h>
 
 #include "bench.h"

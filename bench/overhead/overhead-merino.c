@@ -6,9 +6,10 @@
  * R times each (default 5), timing each run with the TSC, and reports the medians and
  *   cycles_per_task = (T_1 - T_S) / N_T,   N_T = the number of spawns of fib(n).
  * With one worker every task stays private (the best case). The worst case, every task public,
- * is measured by running the same program with MERINO_ALL_PUBLIC=1 in the environment: merino_start
- * reads it and makes every spawned task public; the output says which case ran ("all_public").
- * The runner (bench/run) runs both and reports both numbers.
+ * is the same source compiled with -DMERINO_ALL_PUBLIC (merino.h's switch, defined before the
+ * include), built as overhead-merino-allpub; the output says which case ran ("all_public"; it is
+ * also true when the environment variable MERINO_ALL_PUBLIC=1 is set, for a runtime that reads it
+ * at merino_start). The runner (bench/run) runs both programs and reports both numbers.
  *
  * Output: {"seconds": T_1 median, "check", "result": fib(n), "tasks": N_T, "ts_cycles",
  *          "t1_cycles", "cycles_per_task", "tsc_hz", "all_public", "workers"} */
@@ -35,8 +36,12 @@ int main(int argc, char **argv) {
     for (int i = 1; i < argc; i++)
         if (strncmp(argv[i], "--reps", 6) == 0 || strcmp(argv[i], "-r") == 0) explicit_reps = 1;
     if (!explicit_reps) reps = 5;
+#ifdef MERINO_ALL_PUBLIC
+    int all_public = 1;
+#else
     const char *ap = getenv("MERINO_ALL_PUBLIC");
     int all_public = ap && *ap && strcmp(ap, "0") != 0;
+#endif
     double hz = bench_tsc_hz();
 
     merino_config cfg = {0};

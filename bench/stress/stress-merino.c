@@ -1,6 +1,7 @@
 /* stress, merino: ./stress-merino --workers N [--reps R] h L reps
  * The repetition loop runs inside one task (as in Wool), so consecutive trees are serialized on
- * the pool without a hand-off from the main thread per tree. */
+ * the pool without a hand-off from the main thread per tree. Also built as stress-merino-allpub
+ * with -DMERINO_ALL_PUBLIC (every task public). */
 #include <merino.h>
 
 #include "stress.h"
