@@ -24,14 +24,18 @@ static node t_mulsub(node a, node b, node r, int level, int lower) {
         for (int q = 0; q < 4; q++)
             if (!(lower && q == 1) && A[CHOL_QA(q, k)] && B[CHOL_QB(q, k)]) qs[cnt++] = q;
         if (cnt == 0) continue;
+        int q = qs[cnt - 1];
+        if (cnt == 1) {
+            R[q] = t_mulsub(A[CHOL_QA(q, k)], B[CHOL_QB(q, k)], R[q], level - 1, lower && q != 2);
+            continue;
+        }
         tbb::task_group g;
         for (int s = 0; s < cnt - 1; s++) {
-            int q = qs[s];
+            int qq = qs[s];
             g.run([=] {
-                R[q] = t_mulsub(A[CHOL_QA(q, k)], B[CHOL_QB(q, k)], R[q], level - 1, lower && q != 2);
+                R[qq] = t_mulsub(A[CHOL_QA(qq, k)], B[CHOL_QB(qq, k)], R[qq], level - 1, lower && qq != 2);
             });
         }
-        int q = qs[cnt - 1];
         R[q] = t_mulsub(A[CHOL_QA(q, k)], B[CHOL_QB(q, k)], R[q], level - 1, lower && q != 2);
         g.wait();
     }
