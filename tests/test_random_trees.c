@@ -153,7 +153,7 @@ static void make_plan(uint64_t node, plan *pl) {
     pl->nops = n;
 }
 
-/* Per-kind hashing of arguments (both evaluations use these, so they define the tree's sums). */
+/* Pointer arguments and results point into this table; a pointer hashes as its index and value. */
 #define TABLE 1024
 static uint64_t g_table[TABLE];
 static uint64_t g_run_seed; /* read by the argument-less tasks */
