@@ -57,6 +57,8 @@ typedef struct mrn_pool {
 
 extern mrn_pool mrn_the_pool;
 extern uint32_t mrn_running; /* atomic: 1 between a successful merino_start and merino_stop */
+extern uint32_t mrn_fork_orphan; /* atomic: set in the child of a fork made from a task */
+__attribute__((noreturn, cold)) void mrn_orphan_wait(void);
 
 static inline mrn_worker *mrn_full(merino_worker *w) { return (mrn_worker *)w; }
 

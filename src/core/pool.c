@@ -25,6 +25,35 @@ int merino_worker_index(void) {
     return merino__self ? (int)mrn_full(merino__self)->index : -1;
 }
 
+/* ---- fork -------------------------------------------------------------------------------------- */
+
+uint32_t mrn_fork_orphan;
+
+/* In the child of a fork only the forking thread exists: the workers are gone. Forget the pool
+ * (its memory is leaked: the forking thread may be running on a worker's stack) so that the child
+ * can call merino_start again, or gets a clear error from MERINO_RUN. If the fork was made from a
+ * task, the child goes on in that task with no other worker: any wait for a stolen task would
+ * never end, so those waits report it instead (mrn_fork_orphan). */
+static void mrn_after_fork_in_child(void) {
+    pthread_mutex_t unlocked = PTHREAD_MUTEX_INITIALIZER;
+    mrn_lifecycle = unlocked; /* another thread may have held it at the fork */
+    if (!__atomic_load_n(&mrn_running, __ATOMIC_RELAXED)) return;
+    __atomic_store_n(&mrn_running, 0, __ATOMIC_RELAXED); /* only this thread exists: no ordering */
+    if (merino__self)
+        __atomic_store_n(&mrn_fork_orphan, 1, __ATOMIC_RELAXED);
+    else
+        memset(&mrn_the_pool, 0, sizeof mrn_the_pool);
+}
+
+static pthread_once_t mrn_atfork_once = PTHREAD_ONCE_INIT;
+static void mrn_register_atfork(void) { pthread_atfork(NULL, NULL, mrn_after_fork_in_child); }
+
+__attribute__((noreturn, cold)) void mrn_orphan_wait(void) {
+    mrn_fatal("a task waits for a task stolen by a worker that does not exist in this process: "
+              "fork() was called from a task, and the child has only the forking thread; in such a "
+              "child, call only exec or _exit, or fork from outside merino's tasks");
+}
+
 /* ---- counters ------------------------------------------------------------------------------------- */
 
 void merino_stats_get(merino_stats *out) {
@@ -134,6 +163,7 @@ int merino_start(const merino_config *cfg) {
     }
     unsigned n;
     size_t stack_tasks;
+    pthread_once(&mrn_atfork_once, mrn_register_atfork);
     pthread_mutex_lock(&mrn_lifecycle);
     if (__atomic_load_n(&mrn_running, __ATOMIC_RELAXED)) {
         pthread_mutex_unlock(&mrn_lifecycle);

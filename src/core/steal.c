@@ -109,6 +109,8 @@ static void mrn_leapfrog(mrn_worker *w, merino_task *t, unsigned thief) {
         } else if (++fails < MRN_IDLE_SPINS) {
             mrn_cpu_relax();
         } else {
+            /* relaxed: set before this thread ran on in a fork's child; no data */
+            if (MERINO__UNLIKELY(__atomic_load_n(&mrn_fork_orphan, __ATOMIC_RELAXED))) mrn_orphan_wait();
             sched_yield(); /* the thief may be preempted: let it run */
         }
     }
@@ -130,6 +132,8 @@ int merino__join_public(merino_worker *pw, merino_task *t) {
         /* EMPTY: a thief is between its CAS and its STOLEN store, or backing off */
         do {
             mrn_cpu_relax();
+            /* relaxed: set before this thread ran on in a fork's child; no data */
+            if (MERINO__UNLIKELY(__atomic_load_n(&mrn_fork_orphan, __ATOMIC_RELAXED))) mrn_orphan_wait();
             /* acquire: the state may already be DONE, with the thief's result */
             s = __atomic_load_n(&t->state, __ATOMIC_ACQUIRE);
         } while (s == MERINO__EMPTY);
