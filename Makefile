@@ -6,6 +6,7 @@
 #   make install [PREFIX=/usr/local]
 #   make tsan | make asan       ThreadSanitizer / AddressSanitizer+UBSan builds in build-tsan/,
 #                               build-asan/, and their tests
+#   make stress [DURATION=3600] [STRESS_ARGS=...]   run the stress harness (tests/stress.c)
 #   make clean                  remove the build directories
 #
 # CMAKE_ARGS="-DMERINO_STATS=ON" passes options to the first configure of a build directory.
@@ -23,7 +24,7 @@ JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
 BUILD_CMDS := cmake c++ cc
 TEST_CMDS  := $(BUILD_CMDS) ninja pkg-config spin python3
 
-.PHONY: all build configure build-deps test-deps test bench install clean tsan asan
+.PHONY: all build configure build-deps test-deps test bench stress install clean tsan asan
 
 all: build
 
@@ -69,6 +70,13 @@ BENCH_RUN := bench/run $(if $(filter-out build,$(BUILD)),--build-dir $(BUILD)) \
 bench: build
 	@test -x bench/run || { echo "make bench: bench/run does not exist"; exit 1; }
 	$(strip $(BENCH_RUN))
+
+DURATION    ?= 60
+STRESS_ARGS ?=
+
+stress: configure
+	$(CMAKE) --build $(BUILD) --parallel $(JOBS) --target merino_stress
+	$(BUILD)/tests/merino_stress --duration $(DURATION) $(STRESS_ARGS)
 
 install: build
 	$(CMAKE) --install $(BUILD) --prefix $(PREFIX)
