@@ -6,7 +6,6 @@
 #   make install [PREFIX=/usr/local]
 #   make tsan | make asan       ThreadSanitizer / AddressSanitizer+UBSan builds in build-tsan/,
 #                               build-asan/, and their tests
-#   make stress [DURATION=3600] [STRESS_ARGS=...]   run the stress harness (tests/stress.c)
 #   make clean                  remove the build directories
 #
 # CMAKE_ARGS="-DMERINO_STATS=ON" passes options to the first configure of a build directory.
@@ -24,7 +23,8 @@ JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
 BUILD_CMDS := cmake c++ cc
 TEST_CMDS  := $(BUILD_CMDS) ninja pkg-config spin python3
 
-.PHONY: all build configure build-deps test-deps test bench stress install clean tsan asan
+.PHONY: all build configure build-deps test-deps test bench stress install clean tsan asan \
+        test-sanitizers
 
 all: build
 
@@ -71,28 +71,44 @@ bench: build
 	@test -x bench/run || { echo "make bench: bench/run does not exist"; exit 1; }
 	$(strip $(BENCH_RUN))
 
-DURATION    ?= 60
-STRESS_ARGS ?=
+# The stress harness for a long run (soak): DURATION seconds of random rounds at 1..16 workers,
+# each round's seed and parameters logged to STRESS_LOG before it runs. While the file
+# STRESS_PAUSE exists (the machine is kept quiet for timing runs) it pauses between rounds.
+DURATION     ?= 600
+STRESS_LOG   ?= $(BUILD)/stress.log
+STRESS_PAUSE ?= /tmp/merino-quiet
+STRESS_ARGS  ?=
 
 stress: configure
 	$(CMAKE) --build $(BUILD) --parallel $(JOBS) --target merino_stress
-	$(BUILD)/tests/merino_stress --duration $(DURATION) $(STRESS_ARGS)
+	$(BUILD)/tests/merino_stress --duration $(DURATION) --log $(STRESS_LOG) \
+	    $(if $(STRESS_PAUSE),--pause-while $(STRESS_PAUSE)) $(STRESS_ARGS)
 
 install: build
 	$(CMAKE) --install $(BUILD) --prefix $(PREFIX)
 
-# Sanitizer builds: optimized with debug info, no benchmarks.
-SAN_ARGS := -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMERINO_BUILD_BENCH=OFF
+# Sanitizer builds: optimized with debug info, no benchmarks. Every test runs in them, the stress
+# harness's short run included (with smaller sizes: check_scale() in tests/check.h). No
+# suppression file: the tests must be clean as they are.
+SAN_ARGS   := -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMERINO_BUILD_BENCH=OFF
+TSAN_BUILD ?= build-tsan
+ASAN_BUILD ?= build-asan
 
 tsan: test-deps
-	$(call configure,build-tsan,$(SAN_ARGS) -DMERINO_SANITIZE=thread)
-	$(CMAKE) --build build-tsan --parallel $(JOBS)
-	$(CTEST) --test-dir build-tsan --output-on-failure -j2
+	$(call configure,$(TSAN_BUILD),$(SAN_ARGS) -DMERINO_SANITIZE=thread)
+	$(CMAKE) --build $(TSAN_BUILD) --parallel $(JOBS)
+	$(CTEST) --test-dir $(TSAN_BUILD) --output-on-failure -j2
 
 asan: test-deps
-	$(call configure,build-asan,$(SAN_ARGS) -DMERINO_SANITIZE=address)
-	$(CMAKE) --build build-asan --parallel $(JOBS)
-	$(CTEST) --test-dir build-asan --output-on-failure -j2
+	$(call configure,$(ASAN_BUILD),$(SAN_ARGS) -DMERINO_SANITIZE=address)
+	$(CMAKE) --build $(ASAN_BUILD) --parallel $(JOBS)
+	$(CTEST) --test-dir $(ASAN_BUILD) --output-on-failure -j2
+
+# CI's second step (.ci/run): the whole test suite under ThreadSanitizer, then under
+# AddressSanitizer + UndefinedBehaviorSanitizer. One at a time: each already uses both cores.
+test-sanitizers:
+	$(MAKE) --no-print-directory tsan
+	$(MAKE) --no-print-directory asan
 
 clean:
-	rm -rf $(BUILD) build-tsan build-asan
+	rm -rf $(BUILD) $(TSAN_BUILD) $(ASAN_BUILD)
