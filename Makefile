@@ -5,7 +5,10 @@
 #   make bench [FULL=1] [BENCH_ARGS="--only fib"]   build, then run bench/run (FULL=1 adds --all)
 #   make install [PREFIX=/usr/local]
 #   make tsan | make asan       ThreadSanitizer / AddressSanitizer+UBSan builds in build-tsan/,
-#                               build-asan/, and their tests
+#                               build-asan/, and their tests (TSAN_BUILD=, ASAN_BUILD= move them)
+#   make test-sanitizers        both of the above, one after the other (CI runs it after make test)
+#   make stress [DURATION=600] [STRESS_ARGS="--seed S --round R"]
+#                               build, then run the randomized stress harness (tests/stress.c)
 #   make clean                  remove the build directories
 #
 # CMAKE_ARGS="-DMERINO_STATS=ON" passes options to the first configure of a build directory.
