@@ -20,7 +20,9 @@
  *    the same task body, and every spawn is joined before the body returns. Debug builds (NDEBUG not
  *    defined, or MERINO_DEBUG defined) report a join that does not match its spawn.
  *  - MERINO_RUN works anywhere: from a thread that is not a worker it hands the task to the pool and
- *    waits; from code running on a worker it is a plain call.
+ *    waits; from code running on a worker it is a plain call. (Called from a plain function that a
+ *    C task body called, the task and what it spawns run on a private stack of their own: correct,
+ *    but not shared with other workers. Spawn from the task body itself for parallelism.)
  *  - Arguments and results may be of any scalar or struct type; all the arguments of a task together
  *    must fit MERINO_TASK_PAYLOAD bytes (48), as must the result. Pass a pointer for larger data.
  *
@@ -40,6 +42,15 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+#ifdef __cplusplus
+#define MERINO__STATIC_ASSERT static_assert
+#define MERINO__ALIGNOF alignof
+#else
+#define MERINO__STATIC_ASSERT _Static_assert
+#define MERINO__ALIGNOF _Alignof
+#endif
+
 
 /* ------------------------------------------------------------------------------------------------
  * Starting and stopping the pool
@@ -114,16 +125,23 @@ typedef struct merino_task {
 } __attribute__((aligned(MERINO_TASK_SIZE))) merino_task;
 
 /* The part of a worker that the inline spawn and join touch: one cache line, written by its owner
- * only, except `limit`, which a thief sets to 0 to ask for public tasks. */
+ * only, except `limit` and `split`, which a thief sets to 0 and to all ones to ask for public
+ * tasks: then the owner's next spawn and its next join fail their compare and take the slow path,
+ * which publishes. */
 typedef struct merino_worker {
-    uintptr_t limit;      /* atomic, first (see merino_task): spawns at or above it take the slow
-                             path: `end` normally, 0 when a thief asks for public tasks */
-    merino_task *split;   /* owner only: descriptors below may be public; at or above, private */
-    merino_task *top;     /* the next free descriptor, for code outside a task body */
+    uintptr_t limit;      /* atomic: spawns at or above it take the slow path: `end`, or 0 */
+    uintptr_t split;      /* atomic: joins below it take the slow path: the owner's boundary
+                             between public and private descriptors, or all ones */
+    merino_task *top;     /* the next free descriptor, for C++ code (valid unless c_body) */
     merino_task *end;     /* one past the last descriptor of this worker's stack */
     merino_task *base;    /* the first descriptor of this worker's stack */
     uint64_t spawns;      /* tasks spawned, counted only where MERINO_STATS is defined */
+    int c_body;           /* a C task body is running: it keeps its top in a register, so `top`
+                             does not say where the next free descriptor is */
 } __attribute__((aligned(64))) merino_worker;
+
+MERINO__STATIC_ASSERT(offsetof(merino_worker, limit) == 0 && offsetof(merino_worker, split) == 8,
+                      "merino: the inline loads below name these offsets");
 
 typedef void (*merino__wrap_fn)(merino_worker *w, merino_task *top, merino_task *t);
 
@@ -144,20 +162,14 @@ extern __thread merino_worker *merino__self __attribute__((tls_model("initial-ex
 void merino__spawn_slow(merino_worker *w, merino_task *t);
 int merino__join_public(merino_worker *w, merino_task *t);
 void merino__run_root(merino_task *t, merino__wrap_fn wrap);
+merino_worker *merino__shadow_enter(void);
+void merino__shadow_leave(merino_worker *shadow);
 __attribute__((noreturn, cold)) void merino__join_mismatch(merino_worker *w, merino_task *t, const char *name);
 
-#ifndef MERINO__NO_TRACK_TOP
-#define MERINO__TRACK_TOP(w, t) ((w)->top = (t))
-#else
-#define MERINO__TRACK_TOP(w, t) ((void)0)
+#if defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define MERINO__TSAN 1
 #endif
-
-#ifdef __cplusplus
-#define MERINO__STATIC_ASSERT static_assert
-#define MERINO__ALIGNOF alignof
-#else
-#define MERINO__STATIC_ASSERT _Static_assert
-#define MERINO__ALIGNOF _Alignof
 #endif
 
 #if !defined(NDEBUG) || defined(MERINO_DEBUG)
@@ -165,6 +177,27 @@ __attribute__((noreturn, cold)) void merino__join_mismatch(merino_worker *w, mer
 #else
 #define MERINO__CHECKS 0
 #endif
+
+/* Relaxed atomic loads of limit and split for the inline spawn and join. With the builtin, GCC
+ * computes &w->split once and keeps it in a register across the whole task body — one more
+ * register saved on every call of a recursive task. The asm names w itself (offset 0, no new
+ * register) and the offset in the instruction; an aligned 8-byte mov is atomic on x86-64. */
+#if defined(__x86_64__) && !defined(__SANITIZE_THREAD__) && !defined(MERINO__TSAN)
+#define MERINO__LOAD_WORKER_WORD(w, field, offset)                                                 \
+    __extension__({                                                                               \
+        uintptr_t merino__v;                                                                      \
+        __asm__ volatile("movq " #offset "(%1), %0" : "=r"(merino__v) : "r"(w), "m"(*(w)));       \
+        merino__v;                                                                                \
+    })
+#else
+#define MERINO__LOAD_WORKER_WORD(w, field, offset) __atomic_load_n(&(w)->field, __ATOMIC_RELAXED)
+#endif
+static inline uintptr_t merino__load_limit(const merino_worker *w) {
+    return MERINO__LOAD_WORKER_WORD(w, limit, 0);
+}
+static inline uintptr_t merino__load_split(const merino_worker *w) {
+    return MERINO__LOAD_WORKER_WORD(w, split, 8);
+}
 
 /* A counter written by one thread and read by others: no locked instruction, no data race. */
 static inline void merino__count(uint64_t *c) {
@@ -177,7 +210,7 @@ static inline void merino__count(uint64_t *c) {
  * notices a thief's request for public tasks (the thief sets `limit` to 0 to make this test fail). */
 static inline void merino__spawn_check(merino_worker *w, merino_task *t) {
     /* relaxed: the owner's bound, lowered by thieves as a hint; no data attached */
-    if (MERINO__UNLIKELY((uintptr_t)t >= __atomic_load_n(&w->limit, __ATOMIC_RELAXED)))
+    if (MERINO__UNLIKELY((uintptr_t)t >= merino__load_limit(w)))
         merino__spawn_slow(w, t);
 }
 
@@ -188,7 +221,7 @@ static inline void merino__spawn_check(merino_worker *w, merino_task *t) {
  * including this header, in every file that declares tasks) makes every task public instead:
  * the worst case of the Wool paper's Table II, for measuring. */
 static inline void merino__spawn_publish(merino_worker *w, merino_task *t, uintptr_t wrap) {
-    MERINO__TRACK_TOP(w, t + 1);
+    (void)w;
 #ifdef MERINO_STATS
     merino__count(&w->spawns);
 #endif
@@ -206,9 +239,9 @@ static inline void merino__spawn_publish(merino_worker *w, merino_task *t, uintp
  * (it was private, or public and not stolen), 0 when a thief ran it and the result is in t. The
  * private case is inline and needs no atomic; the public one is a call (merino__join_public). */
 static inline int merino__join_acquire(merino_worker *w, merino_task *t, uintptr_t wrap) {
-    MERINO__TRACK_TOP(w, t);
 #ifndef MERINO_ALL_PUBLIC
-    if (MERINO__LIKELY(t >= w->split)) return 1; /* private: no thief can have it */
+    /* relaxed: split is the owner's, but for a thief's request (no data attached) */
+    if (MERINO__LIKELY((uintptr_t)t >= merino__load_split(w))) return 1; /* private */
 #endif
     (void)wrap;
     return merino__join_public(w, t);
@@ -251,8 +284,11 @@ static inline int merino__join_acquire(merino_worker *w, merino_task *t, uintptr
                                                      merino_task *t) {                             \
         NAME##_merino_frame *f = (NAME##_merino_frame *)(void *)t->payload;                       \
         NAME##_merino_args merino__a = f->args;                                                   \
+        int merino__c = w->c_body;                                                                \
         (void)merino__a;                                                                          \
+        w->c_body = 1;                                                                            \
         f->result = NAME##_merino_body(w, top MERINO__X LOADS);                                   \
+        w->c_body = merino__c;                                                                    \
     }                                                                                             \
     static inline __attribute__((always_inline, unused)) void NAME##_merino_spawn(                 \
         merino_worker *w, merino_task *t MERINO__X PARAMS) {                                      \
@@ -276,7 +312,19 @@ static inline int merino__join_acquire(merino_worker *w, merino_task *t, uintptr
     static inline __attribute__((unused)) RTYPE NAME##_merino_run(int merino__unused MERINO__X PARAMS) { \
         merino_worker *w = merino__self;                                                          \
         (void)merino__unused;                                                                     \
-        if (w) return NAME##_merino_body(w, w->top MERINO__X NAMES);                              \
+        if (w) {                                                                                  \
+            RTYPE merino__r;                                                                      \
+            if (!w->c_body) { /* C++ code: w->top is the next free descriptor */                  \
+                w->c_body = 1;                                                                    \
+                merino__r = NAME##_merino_body(w, w->top MERINO__X NAMES);                        \
+                w->c_body = 0;                                                                    \
+            } else { /* inside a C task body: its top is unknown here, use a private stack */      \
+                merino_worker *merino__s = merino__shadow_enter();                                \
+                merino__r = NAME##_merino_body(merino__s, merino__s->base MERINO__X NAMES);       \
+                merino__shadow_leave(merino__s);                                                  \
+            }                                                                                     \
+            return merino__r;                                                                     \
+        }                                                                                         \
         merino_task t;                                                                            \
         NAME##_merino_frame *f = (NAME##_merino_frame *)(void *)t.payload;                        \
         MERINO__X STORES                                                                          \
@@ -298,8 +346,11 @@ static inline int merino__join_acquire(merino_worker *w, merino_task *t, uintptr
                                                      merino_task *t) {                             \
         NAME##_merino_frame *f = (NAME##_merino_frame *)(void *)t->payload;                       \
         NAME##_merino_args merino__a = f->args;                                                   \
+        int merino__c = w->c_body;                                                                \
         (void)merino__a;                                                                          \
+        w->c_body = 1;                                                                            \
         NAME##_merino_body(w, top MERINO__X LOADS);                                               \
+        w->c_body = merino__c;                                                                    \
     }                                                                                             \
     static inline __attribute__((always_inline, unused)) void NAME##_merino_spawn(                 \
         merino_worker *w, merino_task *t MERINO__X PARAMS) {                                      \
@@ -324,7 +375,15 @@ static inline int merino__join_acquire(merino_worker *w, merino_task *t, uintptr
         merino_worker *w = merino__self;                                                          \
         (void)merino__unused;                                                                     \
         if (w) {                                                                                  \
-            NAME##_merino_body(w, w->top MERINO__X NAMES);                                        \
+            if (!w->c_body) { /* C++ code: w->top is the next free descriptor */                  \
+                w->c_body = 1;                                                                    \
+                NAME##_merino_body(w, w->top MERINO__X NAMES);                                    \
+                w->c_body = 0;                                                                    \
+            } else { /* inside a C task body: its top is unknown here, use a private stack */      \
+                merino_worker *merino__s = merino__shadow_enter();                                \
+                NAME##_merino_body(merino__s, merino__s->base MERINO__X NAMES);                   \
+                merino__shadow_leave(merino__s);                                                  \
+            }                                                                                     \
             return;                                                                               \
         }                                                                                         \
         merino_task t;                                                                            \

@@ -89,10 +89,13 @@ template <class F> struct branch {
     }
 
     // What a thief (or a worker taking a root task) calls. top is already the worker's top.
-    MERINO__WRAP_ATTR static void wrap(merino_worker *, merino_task *, merino_task *t) noexcept {
+    MERINO__WRAP_ATTR static void wrap(merino_worker *w, merino_task *, merino_task *t) noexcept {
         branch *b;
         std::memcpy(&b, t->payload, sizeof b);
+        int c_body = w->c_body;
+        w->c_body = 0; // C++ code: fork_join keeps w->top
         b->run();
+        w->c_body = c_body;
     }
 
     void store_into(merino_task *t) noexcept {
@@ -110,6 +113,27 @@ template <class F> struct branch {
 template <class F, class G>
 using fork_join_t = std::conditional_t<std::is_void_v<result_t<F>> && std::is_void_v<result_t<G>>, void,
                                        std::pair<stored_t<result_t<F>>, stored_t<result_t<G>>>>;
+
+// fork_join called while a C task body runs on this worker (directly or through plain functions):
+// the body keeps its top in a register, so there is no free descriptor to spawn into. Run the
+// branches one after the other, with the same results and exception rules.
+template <class F, class G> fork_join_t<F, G> one_after_other(F &f, G &g) {
+    std::optional<stored_t<result_t<F>>> a;
+    std::exception_ptr a_error;
+    try {
+        a.emplace(call(f));
+    } catch (...) {
+        a_error = std::current_exception();
+    }
+    branch<G> b{&g};
+    b.run();
+    if (a_error) std::rethrow_exception(a_error);
+    if constexpr (std::is_void_v<result_t<F>> && std::is_void_v<result_t<G>>) {
+        b.take();
+    } else {
+        return fork_join_t<F, G>(std::move(*a), b.take());
+    }
+}
 
 } // namespace detail
 
@@ -134,12 +158,15 @@ template <class F> detail::result_t<F> run(F &&f) {
 /// void. f runs on the calling worker; g is offered to other workers and run here if nobody took
 /// it. If a branch throws, the exception is rethrown here after both branches have finished (the
 /// other branch is never abandoned, since both may borrow the caller's frame); if both throw,
-/// f's exception is rethrown and g's dropped.
+/// f's exception is rethrown and g's dropped. Called (directly or through plain functions) from
+/// the body of a C task (MERINO_TASK_n), where no descriptor is free to spawn into, it runs f then
+/// g on this worker.
 template <class F, class G> detail::fork_join_t<F, G> fork_join(F &&f, G &&g) {
     using RF = detail::result_t<F>;
     using RG = detail::result_t<G>;
     merino_worker *w = merino__self;
     if (MERINO__UNLIKELY(!w)) return run([&] { return fork_join(f, g); });
+    if (MERINO__UNLIKELY(w->c_body)) return detail::one_after_other(f, g);
 
     // Spawn g into the next free descriptor, exactly as a C task's spawn does.
     using branch_t = detail::branch<std::remove_reference_t<G>>;
@@ -148,6 +175,7 @@ template <class F, class G> detail::fork_join_t<F, G> fork_join(F &&f, G &&g) {
     branch_t b{&g};
     b.store_into(t);
     merino__spawn_publish(w, t, (uintptr_t)&branch_t::wrap);
+    w->top = t + 1;
 
     std::optional<detail::stored_t<RF>> a;
     std::exception_ptr a_error;
@@ -157,6 +185,7 @@ template <class F, class G> detail::fork_join_t<F, G> fork_join(F &&f, G &&g) {
         a_error = std::current_exception(); // first wait for g: it may use our frame
     }
 
+    w->top = t;
     if (merino__join_acquire(w, t, (uintptr_t)&branch_t::wrap)) b.run(); // not stolen: run g here
     if (MERINO__UNLIKELY(a_error != nullptr)) std::rethrow_exception(a_error);
     if constexpr (std::is_void_v<RF> && std::is_void_v<RG>) {

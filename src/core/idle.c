@@ -114,6 +114,12 @@ void *mrn_worker_main(void *arg) {
     unsigned fails = 0;
     /* acquire: pairs with merino_stop's release store; nothing to read after it but our exit */
     while (!__atomic_load_n(&mrn_the_pool.stopping, __ATOMIC_ACQUIRE)) {
+        /* relaxed: set in the child of a fork made from a task, by this very thread */
+        if (MERINO__UNLIKELY(__atomic_load_n(&mrn_fork_orphan, __ATOMIC_RELAXED)))
+            mrn_fatal("fork() was called from a task, and in the child process the task returned to "
+                      "merino's idle loop, where nothing would ever end the process (the child has "
+                      "only the forking thread): in such a child, call _exit or exec before the task "
+                      "returns, or fork from outside merino's tasks");
         mrn_job *job = mrn_take_job();
         if (job) {
             mrn_run_job(w, job);

@@ -22,16 +22,18 @@
 /* A worker: the inline-visible part first (its own cache line), then what thieves read, then what
  * only the owner touches. */
 typedef struct mrn_worker {
-    merino_worker pub; /* limit, split, top, end, base, spawns: the owner's hot line */
+    merino_worker pub; /* limit, split, top, end, base, spawns, c_body: the owner's hot line */
 
     /* Read and written by thieves. bot is owned by whoever acquired the task it points to. */
     _Alignas(MRN_CACHE_LINE) merino_task *bot; /* atomic */
 
     /* Owner only. */
-    _Alignas(MRN_CACHE_LINE) unsigned index;
+    _Alignas(MRN_CACHE_LINE) merino_task *private_from; /* see steal.c: the owner's split */
+    unsigned index;
     uint64_t steals, leapfrogs, publishes; /* merino__count; read by merino_stats_get */
     uint64_t rng;
     size_t map_bytes; /* the mapping that holds the stack */
+    struct mrn_worker *shadow; /* a spare private stack (merino__shadow_enter), or NULL */
     pthread_t thread;
 } mrn_worker;
 
@@ -47,6 +49,7 @@ typedef struct mrn_job {
 typedef struct mrn_pool {
     mrn_worker **workers;
     unsigned count;
+    size_t stack_tasks;
 
     _Alignas(MRN_CACHE_LINE) mrn_job *jobs; /* atomic: Treiber stack of submitted root tasks */
     _Alignas(MRN_CACHE_LINE) uint32_t active; /* atomic: root tasks submitted and not finished */

@@ -119,13 +119,15 @@ void merino__run_root(merino_task *t, merino__wrap_fn wrap) {
 
 /* ---- start and stop ------------------------------------------------------------------------------- */
 
+static void mrn_delete_worker(mrn_worker *w) {
+    if (w->shadow) mrn_delete_worker(w->shadow);
+    munmap(w->pub.base, w->map_bytes);
+    free(w);
+}
+
 static void mrn_free_workers(mrn_pool *p, unsigned n) {
-    for (unsigned i = 0; i < n; i++) {
-        mrn_worker *w = p->workers[i];
-        if (!w) continue;
-        if (w->pub.base) munmap(w->pub.base, w->map_bytes);
-        free(w);
-    }
+    for (unsigned i = 0; i < n; i++)
+        if (p->workers[i]) mrn_delete_worker(p->workers[i]);
     free(p->workers);
     p->workers = NULL;
 }
@@ -147,12 +149,40 @@ static mrn_worker *mrn_new_worker(unsigned index, size_t stack_tasks) {
     w->pub.base = base;
     w->pub.top = base;
     w->pub.end = base + stack_tasks;
-    w->pub.split = base; /* everything private until a thief asks */
+    w->pub.split = (uintptr_t)base; /* everything private until a thief asks */
+    w->private_from = base;
     w->pub.limit = (uintptr_t)w->pub.end;
     w->bot = base;
     w->index = index;
     w->rng = 0x9E3779B97F4A7C15ull * (index + 1) | 1;
     return w;
+}
+
+/* ---- private stacks for MERINO_RUN inside a C task body's callees ------------------------------- */
+
+/* A C task body keeps its top in a register, so a plain function it calls cannot know where the
+ * worker's next free descriptor is. A MERINO_RUN there runs on a stack of its own that no thief
+ * sees: a worker record that is never published (its tasks stay private, its joins need no
+ * atomic). One is kept per worker for reuse; nested ones are made and freed on demand. */
+merino_worker *merino__shadow_enter(void) {
+    mrn_worker *w = mrn_full(merino__self);
+    mrn_worker *s = w->shadow;
+    if (s)
+        w->shadow = NULL;
+    else if (!(s = mrn_new_worker(w->index, mrn_the_pool.stack_tasks)))
+        mrn_fatal("out of memory for a private task stack of %zu descriptors (MERINO_RUN inside a "
+                  "function called by a task): lower MERINO_TASK_STACK",
+                  mrn_the_pool.stack_tasks);
+    s->pub.c_body = 1;
+    return &s->pub;
+}
+
+void merino__shadow_leave(merino_worker *shadow) {
+    mrn_worker *w = mrn_full(merino__self), *s = mrn_full(shadow);
+    if (!w->shadow)
+        w->shadow = s;
+    else
+        mrn_delete_worker(s);
 }
 
 int merino_start(const merino_config *cfg) {
@@ -177,6 +207,7 @@ int merino_start(const merino_config *cfg) {
     mrn_pool *p = &mrn_the_pool;
     memset(p, 0, sizeof *p);
     p->count = n;
+    p->stack_tasks = stack_tasks;
     p->workers = calloc(n, sizeof *p->workers);
     if (!p->workers) goto out_of_memory;
     for (unsigned i = 0; i < n; i++)

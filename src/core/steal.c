@@ -14,10 +14,12 @@ __attribute__((noreturn, cold)) static void merino__overflow(merino_worker *pw);
 
 /* Ask the victim to make more of its tasks public: the owner sees it at its next spawn or join. */
 static void mrn_request_public(mrn_worker *victim) {
-    /* relaxed: a hint with no data attached, which sends the owner's next spawn to the slow path;
-     * loaded first so idle thieves do not keep writing the owner's hot cache line */
-    if (__atomic_load_n(&victim->pub.limit, __ATOMIC_RELAXED) != 0)
+    /* relaxed: hints with no data attached, which send the owner's next join and its next spawn
+     * to the slow path; loaded first so idle thieves do not keep writing the owner's hot line */
+    if (__atomic_load_n(&victim->pub.limit, __ATOMIC_RELAXED) != 0) {
+        __atomic_store_n(&victim->pub.split, UINTPTR_MAX, __ATOMIC_RELAXED);
         __atomic_store_n(&victim->pub.limit, 0, __ATOMIC_RELAXED);
+    }
 }
 
 
@@ -63,15 +65,24 @@ bool mrn_steal(mrn_worker *self, mrn_worker *victim, merino_task *top) {
 
 /* ---- owner: publishing ------------------------------------------------------------------------- */
 
-/* Invariant: split <= top; the live descriptors in [split, top) are PRIVATE (every spawn is, and
- * split is lowered to the descriptor being joined whenever the owner joins below it); those below
- * split are public or stolen. */
+/* Invariant: private_from <= top; the live descriptors in [private_from, top) are PRIVATE (every
+ * spawn is, and private_from comes down to the descriptor being joined whenever the owner joins
+ * below it); those below are public or stolen. split equals private_from, except while a thief's
+ * request is pending: then it is all ones, so that every join takes the slow path. */
 
-/* A thief asked for public tasks; t is the next free descriptor. Publish the lower half of the
- * private ones, [split, t) — the oldest, so the largest tasks — leaving the trip-wire at mid - 1:
- * when a thief takes it, it finds mid private and asks again. */
+/* Sets the owner's boundary; the store may overwrite a request, which its thief then makes again
+ * when it next finds a private task at bot. */
+static void mrn_set_split(mrn_worker *w, merino_task *t) {
+    w->private_from = t;
+    __atomic_store_n(&w->pub.split, (uintptr_t)t, __ATOMIC_RELAXED); /* relaxed: no data */
+}
+
+/* A thief asked for public tasks; every live descriptor below t is the owner's (t is the next
+ * free one, or the private one being joined). Publish the lower half of the private ones,
+ * [private_from, t) — the oldest, so the largest tasks — leaving the trip-wire at mid - 1: when a
+ * thief takes it, it finds mid private and asks again. */
 __attribute__((noinline, cold)) static void mrn_publish(mrn_worker *w, merino_task *t) {
-    merino_task *lo = w->pub.split;
+    merino_task *lo = w->private_from;
     merino_task *mid = lo + (t - lo + 1) / 2;
     for (merino_task *d = lo; d < mid; d++) {
         /* relaxed: only the owner writes a PRIVATE state, and thieves never change one */
@@ -79,8 +90,8 @@ __attribute__((noinline, cold)) static void mrn_publish(mrn_worker *w, merino_ta
         /* release: a thief that reads TASK(wrap) must see the arguments stored at spawn */
         if (mrn_is_private(s)) __atomic_store_n(&d->state, s - 1, __ATOMIC_RELEASE);
     }
-    w->pub.split = mid;
     merino__count(&w->publishes);
+    mrn_set_split(w, mid);
     /* relaxed: no data; a request that lands on this store is lost, and made again by its thief
      * when it next finds a private task at bot */
     __atomic_store_n(&w->pub.limit, (uintptr_t)w->pub.end, __ATOMIC_RELAXED);
@@ -100,7 +111,7 @@ void merino__spawn_slow(merino_worker *pw, merino_task *t) {
 static void mrn_leapfrog(mrn_worker *w, merino_task *t, unsigned thief) {
     mrn_worker *victim = mrn_the_pool.workers[thief];
     unsigned fails = 0;
-    w->pub.split = t + 1; /* what we run here spawns above t, privately */
+    mrn_set_split(w, t + 1); /* what we run here spawns above t, privately */
     /* acquire: pairs with the thief's DONE store: the result and the thief's bot store */
     while (__atomic_load_n(&t->state, __ATOMIC_ACQUIRE) != MERINO__DONE) {
         if (mrn_steal(w, victim, t + 1)) {
@@ -117,15 +128,20 @@ static void mrn_leapfrog(mrn_worker *w, merino_task *t, unsigned thief) {
     w->pub.top = t;
 }
 
-/* The join of a descriptor below split: a public task, which a thief may have taken. Returns 1 if
- * the owner now holds the task and must run it, 0 if a thief ran it (the result is in t). Either
- * way the descriptor stops being public: split comes down to t, so what the owner spawns next is
- * private again — Wool's privatization, done as soon as a public task comes back. */
+/* The join of a descriptor below split: a public task, which a thief may have taken — or a
+ * private one, when a thief's request made split all ones. Returns 1 if the owner now holds the
+ * task and must run it, 0 if a thief ran it (the result is in t). Either way the descriptor stops
+ * being public: private_from comes down to t, so what the owner spawns next is private again —
+ * Wool's privatization, done as soon as a public task comes back. */
 int merino__join_public(merino_worker *pw, merino_task *t) {
     mrn_worker *w = mrn_full(pw);
+    if (t >= w->private_from) { /* private: we are here for a request */
+        mrn_publish(w, t);
+        return 1;
+    }
     /* acquire: if a thief already finished the task (DONE), its result */
     uintptr_t s = __atomic_exchange_n(&t->state, MERINO__EMPTY, __ATOMIC_ACQUIRE);
-    w->pub.split = t;
+    mrn_set_split(w, t);
     for (;;) {
         if (MERINO__LIKELY(s >= MERINO__TASK_MIN)) return 1; /* not stolen: run it here */
         if (s != MERINO__EMPTY) break;                       /* STOLEN(i) or DONE */
@@ -142,7 +158,7 @@ int merino__join_public(merino_worker *pw, merino_task *t) {
     }
     if (s != MERINO__DONE) {
         mrn_leapfrog(w, t, MERINO__STOLEN_INDEX(s));
-        w->pub.split = t;
+        mrn_set_split(w, t);
     }
     /* relaxed: bot is ours again (it pointed at t + 1, whose task we have joined); the next
      * publish's release store orders it before any task a thief could take here */
