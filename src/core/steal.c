@@ -92,9 +92,13 @@ __attribute__((noinline, cold)) static void mrn_publish(mrn_worker *w, merino_ta
     }
     merino__count(&w->publishes);
     mrn_set_split(w, mid);
+    /* Nothing was private below t: a thief is waiting and we have nothing for it. Then the next
+     * spawn above t takes the slow path too and publishes t — so the first task of a new
+     * computation is handed out one spawn after it is made, not after its first leaf. */
+    uintptr_t limit = lo < t ? (uintptr_t)w->pub.end : (uintptr_t)(t + 1);
     /* relaxed: no data; a request that lands on this store is lost, and made again by its thief
      * when it next finds a private task at bot */
-    __atomic_store_n(&w->pub.limit, (uintptr_t)w->pub.end, __ATOMIC_RELAXED);
+    __atomic_store_n(&w->pub.limit, limit, __ATOMIC_RELAXED);
 }
 
 /* Spawn into t found t >= limit: the stack is full, or a thief asked for public tasks. */
