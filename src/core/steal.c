@@ -139,7 +139,10 @@ static void mrn_leapfrog(mrn_worker *w, merino_task *t, unsigned thief) {
  * Wool's privatization, done as soon as a public task comes back. */
 int merino__join_public(merino_worker *pw, merino_task *t) {
     mrn_worker *w = mrn_full(pw);
-    if (t >= w->private_from) { /* private: we are here for a request */
+    /* relaxed: a PRIVATE state is written by the owner only. Private, below split: we are here
+     * for a request. (Test the state, not private_from: with MERINO_ALL_PUBLIC the tasks above
+     * private_from are public.) */
+    if (mrn_is_private(__atomic_load_n(&t->state, __ATOMIC_RELAXED))) {
         mrn_publish(w, t);
         return 1;
     }
