@@ -159,7 +159,7 @@ typedef void (*merino__wrap_fn)(merino_worker *w, merino_task *top, merino_task 
 extern __thread merino_worker *merino__self __attribute__((tls_model("initial-exec")));
 
 /* Out-of-line parts of the runtime (src/core). */
-void merino__spawn_slow(merino_worker *w, merino_task *t);
+void merino__spawn_slow(merino_worker *w, merino_task *t, uintptr_t state);
 int merino__join_public(merino_worker *w, merino_task *t);
 void merino__run_root(merino_task *t, merino__wrap_fn wrap);
 merino_worker *merino__shadow_enter(void);
@@ -206,22 +206,15 @@ static inline void merino__count(uint64_t *c) {
 
 /* ---- the hot paths: every spawned task pays for these, so keep them short -------------------- */
 
-/* Spawn into t, before the payload is written: the overflow check, which is also where the owner
- * notices a thief's request for public tasks (the thief sets `limit` to 0 to make this test fail). */
-static inline void merino__spawn_check(merino_worker *w, merino_task *t) {
-    /* relaxed: the owner's bound, lowered by thieves as a hint; no data attached */
-    if (MERINO__UNLIKELY((uintptr_t)t >= merino__load_limit(w)))
-        merino__spawn_slow(w, t);
-}
-
-/* Spawn, after the payload is written: record the task in its state word. Every task starts
- * private — only the owner can run it, so its join needs no atomic — and the owner publishes
- * the oldest ones when a thief asks (merino__spawn_slow, merino__join_slow). The store is
- * relaxed: a thief only reads a private state as a hint. MERINO_ALL_PUBLIC (defined before
- * including this header, in every file that declares tasks) makes every task public instead:
- * the worst case of the Wool paper's Table II, for measuring. */
+/* Spawn into t, after the payload is written (t may be the sentinel descriptor past the end: its
+ * payload is mapped, and the overflow is caught here before the state is written). Every task
+ * starts private — only the owner can run it, so its join needs no atomic — and its state store
+ * is relaxed: a thief only reads a private state as a hint. One compare serves two rare cases:
+ * the stack is full, or a thief asked for public tasks (it sets `limit` to 0); then
+ * merino__spawn_slow publishes, possibly this very task, and stores its state.
+ * MERINO_ALL_PUBLIC (defined before including this header, in every file that declares tasks)
+ * makes every task public instead: the worst case of the Wool paper's Table II, for measuring. */
 static inline void merino__spawn_publish(merino_worker *w, merino_task *t, uintptr_t wrap) {
-    (void)w;
 #ifdef MERINO_STATS
     merino__count(&w->spawns);
 #endif
@@ -229,9 +222,19 @@ static inline void merino__spawn_publish(merino_worker *w, merino_task *t, uintp
     t->check = wrap;
 #endif
 #ifdef MERINO_ALL_PUBLIC
-    __atomic_store_n(&t->state, wrap, __ATOMIC_RELEASE); /* publishes the arguments */
+    uintptr_t state = wrap; /* public */
 #else
-    __atomic_store_n(&t->state, wrap + 1, __ATOMIC_RELAXED); /* +1, not |1: folds into the address */
+    uintptr_t state = wrap + 1; /* private; +1, not |1: folds into the address */
+#endif
+    /* relaxed: the owner's bound, lowered by thieves as a hint; no data attached */
+    if (MERINO__UNLIKELY((uintptr_t)t >= merino__load_limit(w)))
+        merino__spawn_slow(w, t, state);
+#ifdef MERINO_ALL_PUBLIC
+    else
+        __atomic_store_n(&t->state, state, __ATOMIC_RELEASE); /* publishes the arguments */
+#else
+    else
+        __atomic_store_n(&t->state, state, __ATOMIC_RELAXED);
 #endif
 }
 
@@ -292,7 +295,6 @@ static inline int merino__join_acquire(merino_worker *w, merino_task *t, uintptr
     }                                                                                             \
     static inline __attribute__((always_inline, unused)) void NAME##_merino_spawn(                 \
         merino_worker *w, merino_task *t MERINO__X PARAMS) {                                      \
-        merino__spawn_check(w, t);                                                                \
         NAME##_merino_frame *f = (NAME##_merino_frame *)(void *)t->payload;                       \
         (void)f;                                                                                  \
         MERINO__X STORES                                                                          \
@@ -354,7 +356,6 @@ static inline int merino__join_acquire(merino_worker *w, merino_task *t, uintptr
     }                                                                                             \
     static inline __attribute__((always_inline, unused)) void NAME##_merino_spawn(                 \
         merino_worker *w, merino_task *t MERINO__X PARAMS) {                                      \
-        merino__spawn_check(w, t);                                                                \
         NAME##_merino_frame *f = (NAME##_merino_frame *)(void *)t->payload;                       \
         (void)f;                                                                                  \
         MERINO__X STORES                                                                          \

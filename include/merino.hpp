@@ -171,7 +171,6 @@ template <class F, class G> detail::fork_join_t<F, G> fork_join(F &&f, G &&g) {
     // Spawn g into the next free descriptor, exactly as a C task's spawn does.
     using branch_t = detail::branch<std::remove_reference_t<G>>;
     merino_task *t = w->top;
-    merino__spawn_check(w, t);
     branch_t b{&g};
     b.store_into(t);
     merino__spawn_publish(w, t, (uintptr_t)&branch_t::wrap);

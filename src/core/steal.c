@@ -30,7 +30,9 @@ bool mrn_steal(mrn_worker *self, mrn_worker *victim, merino_task *top) {
     merino_task *t = __atomic_load_n(&victim->bot, __ATOMIC_RELAXED);
     uintptr_t s = __atomic_load_n(&t->state, __ATOMIC_RELAXED); /* a peek; the CAS decides */
     if (!mrn_is_public(s)) {
-        if (mrn_is_private(s)) mrn_request_public(victim);
+        /* Nothing to take at bot (a private task, or none yet): ask, so that the victim's next
+         * spawn or join makes work public for us. */
+        mrn_request_public(victim);
         return false;
     }
     /* acquire: pairs with the release store that made the task public (spawn, publish or a
@@ -80,9 +82,10 @@ static void mrn_set_split(mrn_worker *w, merino_task *t) {
 /* A thief asked for public tasks; every live descriptor below t is the owner's (t is the next
  * free one, or the private one being joined). Publish the lower half of the private ones,
  * [private_from, t) — the oldest, so the largest tasks — leaving the trip-wire at mid - 1: when a
- * thief takes it, it finds mid private and asks again. */
-__attribute__((noinline, cold)) static void mrn_publish(mrn_worker *w, merino_task *t) {
+ * thief takes it, it finds mid private and asks again. Returns false if none was private. */
+__attribute__((noinline, cold)) static bool mrn_publish_half(mrn_worker *w, merino_task *t) {
     merino_task *lo = w->private_from;
+    if (lo >= t) return false;
     merino_task *mid = lo + (t - lo + 1) / 2;
     for (merino_task *d = lo; d < mid; d++) {
         /* relaxed: only the owner writes a PRIVATE state, and thieves never change one */
@@ -92,20 +95,31 @@ __attribute__((noinline, cold)) static void mrn_publish(mrn_worker *w, merino_ta
     }
     merino__count(&w->publishes);
     mrn_set_split(w, mid);
-    /* Nothing was private below t: a thief is waiting and we have nothing for it. Then the next
-     * spawn above t takes the slow path too and publishes t — so the first task of a new
-     * computation is handed out one spawn after it is made, not after its first leaf. */
-    uintptr_t limit = lo < t ? (uintptr_t)w->pub.end : (uintptr_t)(t + 1);
-    /* relaxed: no data; a request that lands on this store is lost, and made again by its thief
-     * when it next finds a private task at bot */
-    __atomic_store_n(&w->pub.limit, limit, __ATOMIC_RELAXED);
+    /* relaxed: no data; a request that lands on this store is lost, and made again by its thief */
+    __atomic_store_n(&w->pub.limit, (uintptr_t)w->pub.end, __ATOMIC_RELAXED);
+    return true;
 }
 
-/* Spawn into t found t >= limit: the stack is full, or a thief asked for public tasks. */
-void merino__spawn_slow(merino_worker *pw, merino_task *t) {
+/* Spawn into t found t >= limit: the stack is full, or a thief asked for public tasks. state is
+ * what the inline spawn would have stored (PRIVATE, or TASK under MERINO_ALL_PUBLIC). If nothing
+ * older is private, the thief is waiting for work we do not have yet: publish this task itself,
+ * so that it can be taken while we go on (into a long leaf, say). */
+void merino__spawn_slow(merino_worker *pw, merino_task *t, uintptr_t state) {
     mrn_worker *w = mrn_full(pw);
     if (t >= w->pub.end) merino__overflow(pw);
-    mrn_publish(w, t);
+    if (mrn_publish_half(w, t) || !mrn_is_private(state)) {
+        /* relaxed if private (a hint to thieves), release if public (publishes the arguments) */
+        if (mrn_is_private(state))
+            __atomic_store_n(&t->state, state, __ATOMIC_RELAXED);
+        else
+            __atomic_store_n(&t->state, state, __ATOMIC_RELEASE);
+        return;
+    }
+    merino__count(&w->publishes);
+    mrn_set_split(w, t + 1);
+    __atomic_store_n(&w->pub.limit, (uintptr_t)w->pub.end, __ATOMIC_RELAXED); /* relaxed: no data */
+    /* release: a thief that reads TASK(wrap) must see the arguments just stored */
+    __atomic_store_n(&t->state, state - 1, __ATOMIC_RELEASE);
 }
 
 /* ---- owner: the public join ------------------------------------------------------------------------ */
@@ -143,7 +157,9 @@ int merino__join_public(merino_worker *pw, merino_task *t) {
      * for a request. (Test the state, not private_from: with MERINO_ALL_PUBLIC the tasks above
      * private_from are public.) */
     if (mrn_is_private(__atomic_load_n(&t->state, __ATOMIC_RELAXED))) {
-        mrn_publish(w, t);
+        /* Nothing older to give: let joins be fast again, but leave limit at 0, so that our next
+         * spawn is published at once. */
+        if (!mrn_publish_half(w, t)) mrn_set_split(w, w->private_from);
         return 1;
     }
     /* acquire: if a thief already finished the task (DONE), its result */
