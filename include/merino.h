@@ -162,8 +162,7 @@ extern __thread merino_worker *merino__self __attribute__((tls_model("initial-ex
 void merino__spawn_slow(merino_worker *w, merino_task *t, uintptr_t state);
 int merino__join_public(merino_worker *w, merino_task *t);
 void merino__run_root(merino_task *t, merino__wrap_fn wrap);
-merino_worker *merino__shadow_enter(void);
-void merino__shadow_leave(merino_worker *shadow);
+void merino__run_task(merino_task *t, merino__wrap_fn wrap);
 __attribute__((noreturn, cold)) void merino__join_mismatch(merino_worker *w, merino_task *t, const char *name);
 
 #if defined(__has_feature)
@@ -312,25 +311,11 @@ static inline int merino__join_acquire(merino_worker *w, merino_task *t, uintptr
         return f->result;                                                                         \
     }                                                                                             \
     static inline __attribute__((unused)) RTYPE NAME##_merino_run(int merino__unused MERINO__X PARAMS) { \
-        merino_worker *w = merino__self;                                                          \
-        (void)merino__unused;                                                                     \
-        if (w) {                                                                                  \
-            RTYPE merino__r;                                                                      \
-            if (!w->c_body) { /* C++ code: w->top is the next free descriptor */                  \
-                w->c_body = 1;                                                                    \
-                merino__r = NAME##_merino_body(w, w->top MERINO__X NAMES);                        \
-                w->c_body = 0;                                                                    \
-            } else { /* inside a C task body: its top is unknown here, use a private stack */      \
-                merino_worker *merino__s = merino__shadow_enter();                                \
-                merino__r = NAME##_merino_body(merino__s, merino__s->base MERINO__X NAMES);       \
-                merino__shadow_leave(merino__s);                                                  \
-            }                                                                                     \
-            return merino__r;                                                                     \
-        }                                                                                         \
         merino_task t;                                                                            \
         NAME##_merino_frame *f = (NAME##_merino_frame *)(void *)t.payload;                        \
+        (void)merino__unused;                                                                     \
         MERINO__X STORES                                                                          \
-        merino__run_root(&t, &NAME##_merino_wrap);                                                \
+        merino__run_task(&t, &NAME##_merino_wrap);                                                \
         return f->result;                                                                         \
     }                                                                                             \
     static RTYPE NAME##_merino_body(MERINO__CONTEXT MERINO__X UPARAMS)
@@ -373,25 +358,12 @@ static inline int merino__join_acquire(merino_worker *w, merino_task *t, uintptr
         }                                                                                         \
     }                                                                                             \
     static inline __attribute__((unused)) void NAME##_merino_run(int merino__unused MERINO__X PARAMS) { \
-        merino_worker *w = merino__self;                                                          \
-        (void)merino__unused;                                                                     \
-        if (w) {                                                                                  \
-            if (!w->c_body) { /* C++ code: w->top is the next free descriptor */                  \
-                w->c_body = 1;                                                                    \
-                NAME##_merino_body(w, w->top MERINO__X NAMES);                                    \
-                w->c_body = 0;                                                                    \
-            } else { /* inside a C task body: its top is unknown here, use a private stack */      \
-                merino_worker *merino__s = merino__shadow_enter();                                \
-                NAME##_merino_body(merino__s, merino__s->base MERINO__X NAMES);                   \
-                merino__shadow_leave(merino__s);                                                  \
-            }                                                                                     \
-            return;                                                                               \
-        }                                                                                         \
         merino_task t;                                                                            \
         NAME##_merino_frame *f = (NAME##_merino_frame *)(void *)t.payload;                        \
+        (void)merino__unused;                                                                     \
         (void)f;                                                                                  \
         MERINO__X STORES                                                                          \
-        merino__run_root(&t, &NAME##_merino_wrap);                                                \
+        merino__run_task(&t, &NAME##_merino_wrap);                                                \
     }                                                                                             \
     static void NAME##_merino_body(MERINO__CONTEXT MERINO__X UPARAMS)
 

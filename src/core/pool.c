@@ -164,7 +164,7 @@ static mrn_worker *mrn_new_worker(unsigned index, size_t stack_tasks) {
  * worker's next free descriptor is. A MERINO_RUN there runs on a stack of its own that no thief
  * sees: a worker record that is never published (its tasks stay private, its joins need no
  * atomic). One is kept per worker for reuse; nested ones are made and freed on demand. */
-merino_worker *merino__shadow_enter(void) {
+static mrn_worker *mrn_shadow_enter(void) {
     mrn_worker *w = mrn_full(merino__self);
     mrn_worker *s = w->shadow;
     if (s)
@@ -173,16 +173,29 @@ merino_worker *merino__shadow_enter(void) {
         mrn_fatal("out of memory for a private task stack of %zu descriptors (MERINO_RUN inside a "
                   "function called by a task): lower MERINO_TASK_STACK",
                   mrn_the_pool.stack_tasks);
-    s->pub.c_body = 1;
-    return &s->pub;
+    return s;
 }
 
-void merino__shadow_leave(merino_worker *shadow) {
-    mrn_worker *w = mrn_full(merino__self), *s = mrn_full(shadow);
+static void mrn_shadow_leave(mrn_worker *s) {
+    mrn_worker *w = mrn_full(merino__self);
     if (!w->shadow)
         w->shadow = s;
     else
         mrn_delete_worker(s);
+}
+
+/* MERINO_RUN: the task's arguments are in t; its wrapper runs it and leaves the result in t. */
+void merino__run_task(merino_task *t, merino__wrap_fn wrap) {
+    merino_worker *w = merino__self;
+    if (!w) {
+        merino__run_root(t, wrap); /* from outside the pool: hand it over and wait */
+    } else if (!w->c_body) {
+        wrap(w, w->top, t); /* C++ code: w->top is the next free descriptor */
+    } else {
+        mrn_worker *s = mrn_shadow_enter(); /* under a C task body: its top is unknown here */
+        wrap(&s->pub, s->pub.base, t);
+        mrn_shadow_leave(s);
+    }
 }
 
 int merino_start(const merino_config *cfg) {
