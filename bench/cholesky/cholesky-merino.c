@@ -106,6 +106,7 @@ int main(int argc, char **argv) {
     double t = 0.0;
     node L = NULL;
     for (int o = 0; o < a.outer; o++) t += MERINO_RUN(chol_kernel, &in, a.reps, &L);
+    BENCH_MERINO_STATS();
     merino_stop();
 
     double sum;

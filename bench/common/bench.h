@@ -5,6 +5,8 @@
  *                                             clock_gettime (once per process, ~20 ms)
  *   arguments     bench_args()                --workers N, --reps R, positional params
  *   output        bench_report_*()            the one JSON line of the contract (bench/README.md)
+ *   counters      BENCH_MERINO_STATS()        merino's spawns and steals in the JSON line, in the
+ *                                             <w>-merino-stats build (-DMERINO_STATS)
  *   work          bench_spin(L)               an empty loop of L iterations the compiler keeps
  *
  * Every program: ./<w>-<system> --workers N [--reps R] <params...>; prints exactly one line
@@ -175,24 +177,56 @@ static BENCH__UNUSED double bench_param_double(const char **params, int np, int 
 
 /* ---- output ---------------------------------------------------------------------------------- */
 
-static BENCH__UNUSED void bench__tasks(int64_t tasks) {
+/** More JSON fields for the line every bench_report_* prints, e.g. "\"spawns\": 12" (comma
+ *  separated, no leading comma); bench_add_field_u64 appends to it. */
+static BENCH__UNUSED char bench_extra_fields[512];
+
+static BENCH__UNUSED void bench_add_field_u64(const char *name, uint64_t v) {
+    size_t n = strlen(bench_extra_fields);
+    snprintf(bench_extra_fields + n, sizeof bench_extra_fields - n, "%s\"%s\": %" PRIu64,
+             n ? ", " : "", name, v);
+}
+
+/* merino programs: BENCH_MERINO_STATS() after the timed kernel, before merino_stop(). In the
+ * <w>-merino-stats build (compiled with -DMERINO_STATS, so that merino.h's inline spawn counts) it
+ * adds "spawns", "steals", "leapfrogs" and "publishes" from merino_stats_get (counted since
+ * merino_start) to the JSON line, for bench/run's Table I; in every other build it does nothing.
+ * A macro, so that merino.h may be included before or after this file. */
+#ifdef MERINO_STATS
+#define BENCH_MERINO_STATS()                                                                       \
+    do {                                                                                           \
+        merino_stats bench__st;                                                                    \
+        merino_stats_get(&bench__st);                                                              \
+        bench_add_field_u64("spawns", bench__st.spawns);                                           \
+        bench_add_field_u64("steals", bench__st.steals);                                           \
+        bench_add_field_u64("leapfrogs", bench__st.leapfrogs);                                     \
+        bench_add_field_u64("publishes", bench__st.publishes);                                     \
+    } while (0)
+#else
+#define BENCH_MERINO_STATS() ((void)0)
+#endif
+
+/* The end of the JSON line: tasks, the extra fields, the newline. Returns the exit code. */
+static BENCH__UNUSED int bench__report_end(int ok, int64_t tasks, const char *extra) {
+    printf(", \"tasks\": ");
     if (tasks < 0)
         printf("null");
     else
         printf("%" PRId64, tasks);
+    if (extra && *extra) printf(", %s", extra);
+    if (bench_extra_fields[0]) printf(", %s", bench_extra_fields);
+    printf("}\n");
+    fflush(stdout);
+    return ok ? 0 : 1;
 }
 
 /** Prints the JSON line; extra is NULL or more fields, e.g. "\"cycles_per_task\": 3.1" (no leading
  *  comma). Returns the exit code (0 ok, 1 FAIL). */
 static BENCH__UNUSED int bench_report_i64x(double seconds, int ok, int64_t result, int64_t tasks,
                                           const char *extra) {
-    printf("{\"seconds\": %.6f, \"check\": \"%s\", \"result\": %" PRId64 ", \"tasks\": ", seconds,
-           ok ? "ok" : "FAIL", result);
-    bench__tasks(tasks);
-    if (extra && *extra) printf(", %s", extra);
-    printf("}\n");
-    fflush(stdout);
-    return ok ? 0 : 1;
+    printf("{\"seconds\": %.6f, \"check\": \"%s\", \"result\": %" PRId64, seconds, ok ? "ok" : "FAIL",
+           result);
+    return bench__report_end(ok, tasks, extra);
 }
 
 static BENCH__UNUSED int bench_report_i64(double seconds, int ok, int64_t result, int64_t tasks) {
@@ -200,23 +234,17 @@ static BENCH__UNUSED int bench_report_i64(double seconds, int ok, int64_t result
 }
 
 static BENCH__UNUSED int bench_report_f64(double seconds, int ok, double result, int64_t tasks) {
-    printf("{\"seconds\": %.6f, \"check\": \"%s\", \"result\": %.17g, \"tasks\": ", seconds,
-           ok ? "ok" : "FAIL", result);
-    bench__tasks(tasks);
-    printf("}\n");
-    fflush(stdout);
-    return ok ? 0 : 1;
+    printf("{\"seconds\": %.6f, \"check\": \"%s\", \"result\": %.17g", seconds, ok ? "ok" : "FAIL",
+           result);
+    return bench__report_end(ok, tasks, NULL);
 }
 
 /** result is printed as a JSON string (no escaping: keep it to letters, digits and punctuation
  *  other than quotes and backslashes). */
 static BENCH__UNUSED int bench_report_str(double seconds, int ok, const char *result, int64_t tasks) {
-    printf("{\"seconds\": %.6f, \"check\": \"%s\", \"result\": \"%s\", \"tasks\": ", seconds,
-           ok ? "ok" : "FAIL", result);
-    bench__tasks(tasks);
-    printf("}\n");
-    fflush(stdout);
-    return ok ? 0 : 1;
+    printf("{\"seconds\": %.6f, \"check\": \"%s\", \"result\": \"%s\"", seconds, ok ? "ok" : "FAIL",
+           result);
+    return bench__report_end(ok, tasks, NULL);
 }
 
 /* ---- misc ------------------------------------------------------------------------------------ */

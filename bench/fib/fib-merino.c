@@ -47,6 +47,7 @@ int main(int argc, char **argv) {
     double t0 = bench_now();
     long r = MERINO_RUN(fib_reps, n, reps);
     double t = bench_now() - t0;
+    BENCH_MERINO_STATS();
     merino_stop();
     return bench_report_i64(t, r == fib_closed(n), r, fib_tasks(n, cutoff) * reps);
 }

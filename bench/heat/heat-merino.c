@@ -34,6 +34,7 @@ int main(int argc, char **argv) {
     double t0 = bench_now();
     for (int o = 0; o < a.outer; o++) MERINO_RUN(heat_kernel, &g, a.steps, a.reps);
     double t1 = bench_now();
+    BENCH_MERINO_STATS();
     merino_stop();
 
     double sum;

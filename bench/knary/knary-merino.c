@@ -37,6 +37,7 @@ int main(int argc, char **argv) {
     double t0 = bench_now();
     long r = MERINO_RUN(kn_reps, h, reps);
     double t = bench_now() - t0;
+    BENCH_MERINO_STATS();
     merino_stop();
     return bench_report_i64(t, r == kn_nodes(h), r, kn_tasks(h) * reps);
 }

@@ -102,6 +102,7 @@ int main(int argc, char **argv) {
 
     double t = 0.0;
     for (int o = 0; o < a.outer; o++) t += MERINO_RUN(lu_kernel, &m, input, a.reps);
+    BENCH_MERINO_STATS();
     merino_stop();
 
     double sum;

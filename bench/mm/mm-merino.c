@@ -39,6 +39,7 @@ int main(int argc, char **argv) {
     double t0 = bench_now();
     for (int o = 0; o < a.outer; o++) MERINO_RUN(mm_kernel, &job, a.reps);
     double t1 = bench_now();
+    BENCH_MERINO_STATS();
     merino_stop();
 
     double sum;

@@ -48,6 +48,7 @@ int main(int argc, char **argv) {
     double t0 = bench_now();
     for (int o = 0; o < a.outer; o++) MERINO_RUN(msort_kernel, in, out, tmp, a.n, a.reps);
     double t1 = bench_now();
+    BENCH_MERINO_STATS();
     merino_stop();
 
     int64_t sum;

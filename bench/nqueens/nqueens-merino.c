@@ -42,6 +42,7 @@ int main(int argc, char **argv) {
     double t0 = bench_now();
     long r = MERINO_RUN(nq_reps, reps);
     double t = bench_now() - t0;
+    BENCH_MERINO_STATS();
     merino_stop();
     int64_t tasks = nq_tasks(n);
     return bench_report_i64(t, r == nq_expected(n), r, tasks < 0 ? -1 : tasks * reps);

@@ -32,6 +32,7 @@ int main(int argc, char **argv) {
     double t0 = bench_now();
     int64_t sum = MERINO_RUN(trees_task, h, trees * reps);
     double t = bench_now() - t0;
+    BENCH_MERINO_STATS();
     merino_stop();
     return bench_report_i64(t, sum == stress_expected(h, trees, reps), sum, stress_tasks(h, trees, reps));
 }
