@@ -223,8 +223,10 @@ def document(run, jsonl, meta, end, records, derived, plots):
          "`-DMERINO_STATS`, run only for Table I's counts.", "",
          "## The machine", ""]
     L += machine_lines(meta, end)
-    L += ["", "This is a shared 2-core virtual machine: the runs were made with the other work on it paused, "
-          "but a hypervisor's neighbours are not, so differences of a few percent are noise.", ""]
+    L += [""]
+    if meta.get("hypervisor"):
+        L += [f"A {meta['hypervisor']} guest: the host's other tenants share its cores, so differences of a few "
+              "percent between systems are noise; the JSON lines keep every run.", ""]
     L += [f"## Results ({meta.get('set', 'headline')} set)", ""]
     if secs["table"]:
         L += [secs["table"]["title"] + ":", ""] + code_block(secs["table"]) + [""]
