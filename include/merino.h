@@ -124,14 +124,8 @@ typedef struct merino_task {
     unsigned char payload[MERINO_TASK_PAYLOAD] __attribute__((aligned(16)));
 } __attribute__((aligned(MERINO_TASK_SIZE))) merino_task;
 
-/* The part of a worker that the inline spawn and join touch: one cache line, written by its owner
- * only, except `limit` and `split`, which a thief sets to 0 and to all ones to ask for public
- * tasks: then the owner's next spawn and its next join fail their compare and take the slow path,
- * which publishes. */
+/* The part of a worker that C++ code and the debug checks read; owner only. */
 typedef struct merino_worker {
-    uintptr_t limit;      /* atomic: spawns at or above it take the slow path: `end`, or 0 */
-    uintptr_t split;      /* atomic: joins below it take the slow path: the owner's boundary
-                             between public and private descriptors, or all ones */
     merino_task *top;     /* the next free descriptor, for C++ code (valid unless c_body) */
     merino_task *end;     /* one past the last descriptor of this worker's stack */
     merino_task *base;    /* the first descriptor of this worker's stack */
@@ -140,8 +134,6 @@ typedef struct merino_worker {
                              does not say where the next free descriptor is */
 } __attribute__((aligned(64))) merino_worker;
 
-MERINO__STATIC_ASSERT(offsetof(merino_worker, limit) == 0 && offsetof(merino_worker, split) == 8,
-                      "merino: the inline loads below name these offsets");
 
 typedef void (*merino__wrap_fn)(merino_worker *w, merino_task *top, merino_task *t);
 
@@ -159,11 +151,11 @@ typedef void (*merino__wrap_fn)(merino_worker *w, merino_task *top, merino_task 
 extern __thread merino_worker *merino__self __attribute__((tls_model("initial-exec")));
 
 /* Out-of-line parts of the runtime (src/core). */
-void merino__spawn_slow(merino_worker *w, merino_task *t, uintptr_t state);
-int merino__join_public(merino_worker *w, merino_task *t);
+void merino__spawn_slow(merino_task *t, uintptr_t state);
+int merino__join_public(merino_task *t);
 void merino__run_root(merino_task *t, merino__wrap_fn wrap);
 void merino__run_task(merino_task *t, merino__wrap_fn wrap);
-__attribute__((noreturn, cold)) void merino__join_mismatch(merino_worker *w, merino_task *t, const char *name);
+__attribute__((noreturn, cold)) void merino__join_mismatch(merino_task *t, const char *name);
 
 #if defined(__has_feature)
 #if __has_feature(thread_sanitizer)
@@ -177,26 +169,38 @@ __attribute__((noreturn, cold)) void merino__join_mismatch(merino_worker *w, mer
 #define MERINO__CHECKS 0
 #endif
 
-/* Relaxed atomic loads of limit and split for the inline spawn and join. With the builtin, GCC
- * computes &w->split once and keeps it in a register across the whole task body — one more
- * register saved on every call of a recursive task. The asm names w itself (offset 0, no new
- * register) and the offset in the instruction; an aligned 8-byte mov is atomic on x86-64. */
-#if defined(__x86_64__) && !defined(__SANITIZE_THREAD__) && !defined(MERINO__TSAN)
-#define MERINO__LOAD_WORKER_WORD(w, field, offset)                                                 \
-    __extension__({                                                                               \
-        uintptr_t merino__v;                                                                      \
-        __asm__ volatile("movq " #offset "(%1), %0" : "=r"(merino__v) : "r"(w), "m"(*(w)));       \
-        merino__v;                                                                                \
-    })
+/* The two words every spawn and join compare against live in the worker thread's own storage,
+ * so that task bodies need no worker pointer (one register less, saved and restored on every
+ * call of a recursive task, and one argument less to pass):
+ *   merino__limit  spawns at or above it take the slow path: the end of the stack, or 0 when a
+ *                  thief asks for public tasks;
+ *   merino__split  joins below it take the slow path: the owner's boundary between public and
+ *                  private descriptors, or all ones when a thief asks.
+ * Both are atomic: the owner reads them relaxed here, thieves store into them through pointers.
+ * In an executable (PIE or not) on x86-64, the header defines them (weak: one per program) and
+ * reads them with one fs-relative mov, a relaxed atomic load of an aligned word on x86-64; in a
+ * shared object, and under ThreadSanitizer, they are the runtime's, read with the builtin. */
+#if defined(__x86_64__) && (defined(__PIE__) || !defined(__PIC__)) && !defined(__SANITIZE_THREAD__) && \
+    !defined(MERINO__TSAN) && !defined(MERINO__BUILDING)
+#define MERINO__TLS_DIRECT 1
+__attribute__((weak)) __thread uintptr_t merino__limit;
+__attribute__((weak)) __thread uintptr_t merino__split;
+static inline uintptr_t merino__load_limit(void) {
+    uintptr_t v;
+    __asm__ volatile("movq %%fs:merino__limit@tpoff, %0" : "=r"(v)); /* volatile: read at every use */
+    return v;
+}
+static inline uintptr_t merino__load_split(void) {
+    uintptr_t v;
+    __asm__ volatile("movq %%fs:merino__split@tpoff, %0" : "=r"(v)); /* volatile: read at every use */
+    return v;
+}
 #else
-#define MERINO__LOAD_WORKER_WORD(w, field, offset) __atomic_load_n(&(w)->field, __ATOMIC_RELAXED)
+extern __thread uintptr_t merino__limit __attribute__((tls_model("initial-exec")));
+extern __thread uintptr_t merino__split __attribute__((tls_model("initial-exec")));
+static inline uintptr_t merino__load_limit(void) { return __atomic_load_n(&merino__limit, __ATOMIC_RELAXED); }
+static inline uintptr_t merino__load_split(void) { return __atomic_load_n(&merino__split, __ATOMIC_RELAXED); }
 #endif
-static inline uintptr_t merino__load_limit(const merino_worker *w) {
-    return MERINO__LOAD_WORKER_WORD(w, limit, 0);
-}
-static inline uintptr_t merino__load_split(const merino_worker *w) {
-    return MERINO__LOAD_WORKER_WORD(w, split, 8);
-}
 
 /* A counter written by one thread and read by others: no locked instruction, no data race. */
 static inline void merino__count(uint64_t *c) {
@@ -213,9 +217,9 @@ static inline void merino__count(uint64_t *c) {
  * merino__spawn_slow publishes, possibly this very task, and stores its state.
  * MERINO_ALL_PUBLIC (defined before including this header, in every file that declares tasks)
  * makes every task public instead: the worst case of the Wool paper's Table II, for measuring. */
-static inline void merino__spawn_publish(merino_worker *w, merino_task *t, uintptr_t wrap) {
+static inline void merino__spawn_publish(merino_task *t, uintptr_t wrap) {
 #ifdef MERINO_STATS
-    merino__count(&w->spawns);
+    merino__count(&merino__self->spawns);
 #endif
 #if MERINO__CHECKS
     t->check = wrap;
@@ -226,8 +230,8 @@ static inline void merino__spawn_publish(merino_worker *w, merino_task *t, uintp
     uintptr_t state = wrap + 1; /* private; +1, not |1: folds into the address */
 #endif
     /* relaxed: the owner's bound, lowered by thieves as a hint; no data attached */
-    if (MERINO__UNLIKELY((uintptr_t)t >= merino__load_limit(w)))
-        merino__spawn_slow(w, t, state);
+    if (MERINO__UNLIKELY((uintptr_t)t >= merino__load_limit()))
+        merino__spawn_slow(t, state);
 #ifdef MERINO_ALL_PUBLIC
     else
         __atomic_store_n(&t->state, state, __ATOMIC_RELEASE); /* publishes the arguments */
@@ -240,23 +244,23 @@ static inline void merino__spawn_publish(merino_worker *w, merino_task *t, uintp
 /* Join of the descriptor t (already popped). Returns 1 when the caller must run the task itself
  * (it was private, or public and not stolen), 0 when a thief ran it and the result is in t. The
  * private case is inline and needs no atomic; the public one is a call (merino__join_public). */
-static inline int merino__join_acquire(merino_worker *w, merino_task *t, uintptr_t wrap) {
+static inline int merino__join_acquire(merino_task *t, uintptr_t wrap) {
 #ifndef MERINO_ALL_PUBLIC
     /* relaxed: split is the owner's, but for a thief's request (no data attached) */
-    if (MERINO__LIKELY((uintptr_t)t >= merino__load_split(w))) return 1; /* private */
+    if (MERINO__LIKELY((uintptr_t)t >= merino__load_split())) return 1; /* private */
 #endif
     (void)wrap;
-    return merino__join_public(w, t);
+    return merino__join_public(t);
 }
 
 #if MERINO__CHECKS
-#define MERINO__CHECK_JOIN(w, t, wrap, name)                                                        \
+#define MERINO__CHECK_JOIN(t, wrap, name)                                                           \
     do {                                                                                          \
-        if ((t) < (w)->base || (t)->check != (uintptr_t)(wrap))                                   \
-            merino__join_mismatch((w), (t), name);                                                \
+        if ((t) < merino__self->base || (t)->check != (uintptr_t)(wrap))                          \
+            merino__join_mismatch((t), name);                                                     \
     } while (0)
 #else
-#define MERINO__CHECK_JOIN(w, t, wrap, name) ((void)0)
+#define MERINO__CHECK_JOIN(t, wrap, name) ((void)0)
 #endif
 
 /* ------------------------------------------------------------------------------------------------
@@ -265,10 +269,9 @@ static inline int merino__join_acquire(merino_worker *w, merino_task *t, uintptr
 
 #define MERINO__X(...) __VA_ARGS__
 
-/* The hidden first parameters of every task body: the worker and its next free descriptor, which
+/* The hidden first parameter of every task body: the worker's next free descriptor, which
  * MERINO_SPAWN, MERINO_CALL and MERINO_JOIN use (a leaf task need not). */
-#define MERINO__CONTEXT                                                                            \
-    merino_worker *merino__w __attribute__((unused)), merino_task *merino__top __attribute__((unused))
+#define MERINO__CONTEXT merino_task *merino__top __attribute__((unused))
 
 /* Generates, for a task NAME: an argument record and frame (arguments, then the result), the body
  * prototype, the wrapper thieves call, and the inline spawn / join / run. FIELDS, PARAMS, STORES,
@@ -289,24 +292,24 @@ static inline int merino__join_acquire(merino_worker *w, merino_task *t, uintptr
         int merino__c = w->c_body;                                                                \
         (void)merino__a;                                                                          \
         w->c_body = 1;                                                                            \
-        f->result = NAME##_merino_body(w, top MERINO__X LOADS);                                   \
+        f->result = NAME##_merino_body(top MERINO__X LOADS);                                   \
         w->c_body = merino__c;                                                                    \
     }                                                                                             \
     static inline __attribute__((always_inline, unused)) void NAME##_merino_spawn(                 \
-        merino_worker *w, merino_task *t MERINO__X PARAMS) {                                      \
+        merino_task *t MERINO__X PARAMS) {                                      \
         NAME##_merino_frame *f = (NAME##_merino_frame *)(void *)t->payload;                       \
         (void)f;                                                                                  \
         MERINO__X STORES                                                                          \
-        merino__spawn_publish(w, t, (uintptr_t)&NAME##_merino_wrap);                              \
+        merino__spawn_publish(t, (uintptr_t)&NAME##_merino_wrap);                              \
     }                                                                                             \
     static inline __attribute__((always_inline, unused)) RTYPE NAME##_merino_join(                 \
-        merino_worker *w, merino_task *t) {                                                       \
+        merino_task *t) {                                                       \
         NAME##_merino_frame *f = (NAME##_merino_frame *)(void *)t->payload;                       \
-        MERINO__CHECK_JOIN(w, t, &NAME##_merino_wrap, #NAME);                                     \
-        if (MERINO__LIKELY(merino__join_acquire(w, t, (uintptr_t)&NAME##_merino_wrap))) {          \
+        MERINO__CHECK_JOIN(t, &NAME##_merino_wrap, #NAME);                                     \
+        if (MERINO__LIKELY(merino__join_acquire(t, (uintptr_t)&NAME##_merino_wrap))) {          \
             NAME##_merino_args merino__a = f->args;                                               \
             (void)merino__a;                                                                      \
-            return NAME##_merino_body(w, t MERINO__X LOADS);                                      \
+            return NAME##_merino_body(t MERINO__X LOADS);                                      \
         }                                                                                         \
         return f->result;                                                                         \
     }                                                                                             \
@@ -336,25 +339,25 @@ static inline int merino__join_acquire(merino_worker *w, merino_task *t, uintptr
         int merino__c = w->c_body;                                                                \
         (void)merino__a;                                                                          \
         w->c_body = 1;                                                                            \
-        NAME##_merino_body(w, top MERINO__X LOADS);                                               \
+        NAME##_merino_body(top MERINO__X LOADS);                                               \
         w->c_body = merino__c;                                                                    \
     }                                                                                             \
     static inline __attribute__((always_inline, unused)) void NAME##_merino_spawn(                 \
-        merino_worker *w, merino_task *t MERINO__X PARAMS) {                                      \
+        merino_task *t MERINO__X PARAMS) {                                      \
         NAME##_merino_frame *f = (NAME##_merino_frame *)(void *)t->payload;                       \
         (void)f;                                                                                  \
         MERINO__X STORES                                                                          \
-        merino__spawn_publish(w, t, (uintptr_t)&NAME##_merino_wrap);                              \
+        merino__spawn_publish(t, (uintptr_t)&NAME##_merino_wrap);                              \
     }                                                                                             \
     static inline __attribute__((always_inline, unused)) void NAME##_merino_join(                  \
-        merino_worker *w, merino_task *t) {                                                       \
+        merino_task *t) {                                                       \
         NAME##_merino_frame *f = (NAME##_merino_frame *)(void *)t->payload;                       \
         (void)f;                                                                                  \
-        MERINO__CHECK_JOIN(w, t, &NAME##_merino_wrap, #NAME);                                     \
-        if (MERINO__LIKELY(merino__join_acquire(w, t, (uintptr_t)&NAME##_merino_wrap))) {          \
+        MERINO__CHECK_JOIN(t, &NAME##_merino_wrap, #NAME);                                     \
+        if (MERINO__LIKELY(merino__join_acquire(t, (uintptr_t)&NAME##_merino_wrap))) {          \
             NAME##_merino_args merino__a = f->args;                                               \
             (void)merino__a;                                                                      \
-            NAME##_merino_body(w, t MERINO__X LOADS);                                             \
+            NAME##_merino_body(t MERINO__X LOADS);                                             \
         }                                                                                         \
     }                                                                                             \
     static inline __attribute__((unused)) void NAME##_merino_run(int merino__unused MERINO__X PARAMS) { \
@@ -455,11 +458,11 @@ static inline int merino__join_acquire(merino_worker *w, merino_task *t, uintptr
                       MERINO__S6, MERINO__L6, (, T1 A1, T2 A2, T3 A3, T4 A4, T5 A5, T6 A6), MERINO__N6)
 
 /** Inside a task body: make NAME(args) available to other workers; join it later with MERINO_JOIN. */
-#define MERINO_SPAWN(NAME, ...) (NAME##_merino_spawn(merino__w, merino__top, ##__VA_ARGS__), (void)merino__top++)
+#define MERINO_SPAWN(NAME, ...) (NAME##_merino_spawn(merino__top, ##__VA_ARGS__), (void)merino__top++)
 /** Inside a task body: call task NAME directly (no task is created). */
-#define MERINO_CALL(NAME, ...) NAME##_merino_body(merino__w, merino__top, ##__VA_ARGS__)
+#define MERINO_CALL(NAME, ...) NAME##_merino_body(merino__top, ##__VA_ARGS__)
 /** Inside a task body: the result of the most recent un-joined MERINO_SPAWN, which must be of NAME. */
-#define MERINO_JOIN(NAME) NAME##_merino_join(merino__w, --merino__top)
+#define MERINO_JOIN(NAME) NAME##_merino_join(--merino__top)
 /** Anywhere: run task NAME(args) on the pool and return its result (a call when already on a worker). */
 #define MERINO_RUN(NAME, ...) NAME##_merino_run(0, ##__VA_ARGS__)
 

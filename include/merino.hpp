@@ -173,7 +173,7 @@ template <class F, class G> detail::fork_join_t<F, G> fork_join(F &&f, G &&g) {
     merino_task *t = w->top;
     branch_t b{&g};
     b.store_into(t);
-    merino__spawn_publish(w, t, (uintptr_t)&branch_t::wrap);
+    merino__spawn_publish(t, (uintptr_t)&branch_t::wrap);
     w->top = t + 1;
 
     std::optional<detail::stored_t<RF>> a;
@@ -185,7 +185,7 @@ template <class F, class G> detail::fork_join_t<F, G> fork_join(F &&f, G &&g) {
     }
 
     w->top = t;
-    if (merino__join_acquire(w, t, (uintptr_t)&branch_t::wrap)) b.run(); // not stolen: run g here
+    if (merino__join_acquire(t, (uintptr_t)&branch_t::wrap)) b.run(); // not stolen: run g here
     if (MERINO__UNLIKELY(a_error != nullptr)) std::rethrow_exception(a_error);
     if constexpr (std::is_void_v<RF> && std::is_void_v<RG>) {
         b.take();

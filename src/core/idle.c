@@ -111,6 +111,14 @@ static void mrn_backoff(unsigned *fails) {
 void *mrn_worker_main(void *arg) {
     mrn_worker *w = arg;
     merino__self = &w->pub;
+    /* relaxed: no thief reads them before the release store of ready below */
+    __atomic_store_n(&merino__limit, (uintptr_t)w->pub.end, __ATOMIC_RELAXED);
+    __atomic_store_n(&merino__split, (uintptr_t)w->pub.base, __ATOMIC_RELAXED); /* all private */
+    w->limit_p = &merino__limit;
+    w->split_p = &merino__split;
+    __atomic_store_n(&w->ready, 1, __ATOMIC_RELEASE); /* release: the pointers above */
+    for (unsigned i = 0; i < mrn_the_pool.count; i++) /* no stealing from a worker not yet set up */
+        while (!__atomic_load_n(&mrn_the_pool.workers[i]->ready, __ATOMIC_ACQUIRE)) sched_yield();
     unsigned fails = 0;
     /* acquire: pairs with merino_stop's release store; nothing to read after it but our exit */
     while (!__atomic_load_n(&mrn_the_pool.stopping, __ATOMIC_ACQUIRE)) {

@@ -3,6 +3,7 @@
 #ifndef MERINO_CORE_INTERNAL_H
 #define MERINO_CORE_INTERNAL_H
 
+#define MERINO__BUILDING 1 /* merino.h: the runtime reads its thread-local words with the builtin */
 #include "merino.h"
 
 #include <pthread.h>
@@ -26,6 +27,7 @@ typedef struct mrn_worker {
 
     /* Read and written by thieves. bot is owned by whoever acquired the task it points to. */
     _Alignas(MRN_CACHE_LINE) merino_task *bot; /* atomic */
+    uintptr_t *limit_p, *split_p; /* this worker thread's merino__limit and merino__split */
 
     /* Owner only. */
     _Alignas(MRN_CACHE_LINE) merino_task *private_from; /* see steal.c: the owner's split */
@@ -33,7 +35,8 @@ typedef struct mrn_worker {
     uint64_t steals, leapfrogs, publishes; /* merino__count; read by merino_stats_get */
     uint64_t rng;
     size_t map_bytes; /* the mapping that holds the stack */
-    struct mrn_worker *shadow; /* a spare private stack (merino__shadow_enter), or NULL */
+    struct mrn_worker *shadow; /* a spare private stack (mrn_shadow_enter), or NULL */
+    uint32_t ready;            /* atomic: the thread has set up its thread-local words */
     pthread_t thread;
 } mrn_worker;
 

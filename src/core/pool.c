@@ -8,6 +8,8 @@
 #include <time.h>
 
 __thread merino_worker *merino__self __attribute__((tls_model("initial-exec")));
+__thread uintptr_t merino__limit __attribute__((tls_model("initial-exec")));
+__thread uintptr_t merino__split __attribute__((tls_model("initial-exec")));
 
 mrn_pool mrn_the_pool;
 uint32_t mrn_running;
@@ -149,9 +151,7 @@ static mrn_worker *mrn_new_worker(unsigned index, size_t stack_tasks) {
     w->pub.base = base;
     w->pub.top = base;
     w->pub.end = base + stack_tasks;
-    w->pub.split = (uintptr_t)base; /* everything private until a thief asks */
-    w->private_from = base;
-    w->pub.limit = (uintptr_t)w->pub.end;
+    w->private_from = base; /* everything private until a thief asks */
     w->bot = base;
     w->index = index;
     w->rng = 0x9E3779B97F4A7C15ull * (index + 1) | 1;
@@ -160,12 +160,24 @@ static mrn_worker *mrn_new_worker(unsigned index, size_t stack_tasks) {
 
 /* ---- private stacks for MERINO_RUN inside a C task body's callees ------------------------------- */
 
-/* A C task body keeps its top in a register, so a plain function it calls cannot know where the
+/* MERINO_RUN: the task's arguments are in t; its wrapper runs it and leaves the result in t.
+ * A C task body keeps its top in a register, so a plain function it calls cannot know where the
  * worker's next free descriptor is. A MERINO_RUN there runs on a stack of its own that no thief
  * sees: a worker record that is never published (its tasks stay private, its joins need no
  * atomic). One is kept per worker for reuse; nested ones are made and freed on demand. */
-static mrn_worker *mrn_shadow_enter(void) {
+void merino__run_task(merino_task *t, merino__wrap_fn wrap) {
     mrn_worker *w = mrn_full(merino__self);
+    if (!w) {
+        merino__run_root(t, wrap); /* from outside the pool: hand it over and wait */
+        return;
+    }
+    if (!w->pub.c_body) {
+        wrap(&w->pub, w->pub.top, t); /* C++ code: top is the next free descriptor */
+        return;
+    }
+    /* Under a C task body, whose top is unknown here: run on a private stack. The thread's hot
+     * words are the private stack's meanwhile (relaxed: this thread's own; a thief's request that
+     * lands meanwhile is lost, and made again). */
     mrn_worker *s = w->shadow;
     if (s)
         w->shadow = NULL;
@@ -173,29 +185,20 @@ static mrn_worker *mrn_shadow_enter(void) {
         mrn_fatal("out of memory for a private task stack of %zu descriptors (MERINO_RUN inside a "
                   "function called by a task): lower MERINO_TASK_STACK",
                   mrn_the_pool.stack_tasks);
-    return s;
-}
-
-static void mrn_shadow_leave(mrn_worker *s) {
-    mrn_worker *w = mrn_full(merino__self);
+    uintptr_t limit = __atomic_load_n(&merino__limit, __ATOMIC_RELAXED);
+    uintptr_t split = __atomic_load_n(&merino__split, __ATOMIC_RELAXED);
+    __atomic_store_n(&merino__limit, (uintptr_t)s->pub.end, __ATOMIC_RELAXED);
+    __atomic_store_n(&merino__split, (uintptr_t)s->pub.base, __ATOMIC_RELAXED);
+    s->private_from = s->pub.base;
+    merino__self = &s->pub;
+    wrap(&s->pub, s->pub.base, t);
+    merino__self = &w->pub;
+    __atomic_store_n(&merino__limit, limit, __ATOMIC_RELAXED);
+    __atomic_store_n(&merino__split, split, __ATOMIC_RELAXED);
     if (!w->shadow)
         w->shadow = s;
     else
         mrn_delete_worker(s);
-}
-
-/* MERINO_RUN: the task's arguments are in t; its wrapper runs it and leaves the result in t. */
-void merino__run_task(merino_task *t, merino__wrap_fn wrap) {
-    merino_worker *w = merino__self;
-    if (!w) {
-        merino__run_root(t, wrap); /* from outside the pool: hand it over and wait */
-    } else if (!w->c_body) {
-        wrap(w, w->top, t); /* C++ code: w->top is the next free descriptor */
-    } else {
-        mrn_worker *s = mrn_shadow_enter(); /* under a C task body: its top is unknown here */
-        wrap(&s->pub, s->pub.base, t);
-        mrn_shadow_leave(s);
-    }
 }
 
 int merino_start(const merino_config *cfg) {
@@ -248,6 +251,9 @@ int merino_start(const merino_config *cfg) {
         }
     }
     pthread_attr_destroy(&attr);
+    /* Thieves reach a victim's thread-local words through pointers the victim sets up itself. */
+    for (unsigned i = 0; i < n; i++)
+        while (!__atomic_load_n(&p->workers[i]->ready, __ATOMIC_ACQUIRE)) sched_yield(); /* acquire: its pointers */
     /* release: the pool is built before anyone sees merino running */
     __atomic_store_n(&mrn_running, 1, __ATOMIC_RELEASE);
     pthread_mutex_unlock(&mrn_lifecycle);

@@ -16,9 +16,9 @@ __attribute__((noreturn, cold)) static void merino__overflow(merino_worker *pw);
 static void mrn_request_public(mrn_worker *victim) {
     /* relaxed: hints with no data attached, which send the owner's next join and its next spawn
      * to the slow path; loaded first so idle thieves do not keep writing the owner's hot line */
-    if (__atomic_load_n(&victim->pub.limit, __ATOMIC_RELAXED) != 0) {
-        __atomic_store_n(&victim->pub.split, UINTPTR_MAX, __ATOMIC_RELAXED);
-        __atomic_store_n(&victim->pub.limit, 0, __ATOMIC_RELAXED);
+    if (__atomic_load_n(victim->limit_p, __ATOMIC_RELAXED) != 0) {
+        __atomic_store_n(victim->split_p, UINTPTR_MAX, __ATOMIC_RELAXED);
+        __atomic_store_n(victim->limit_p, 0, __ATOMIC_RELAXED);
     }
 }
 
@@ -76,7 +76,7 @@ bool mrn_steal(mrn_worker *self, mrn_worker *victim, merino_task *top) {
  * when it next finds a private task at bot. */
 static void mrn_set_split(mrn_worker *w, merino_task *t) {
     w->private_from = t;
-    __atomic_store_n(&w->pub.split, (uintptr_t)t, __ATOMIC_RELAXED); /* relaxed: no data */
+    __atomic_store_n(&merino__split, (uintptr_t)t, __ATOMIC_RELAXED); /* relaxed: no data */
 }
 
 /* A thief asked for public tasks; every live descriptor below t is the owner's (t is the next
@@ -96,7 +96,7 @@ __attribute__((noinline, cold)) static bool mrn_publish_half(mrn_worker *w, meri
     merino__count(&w->publishes);
     mrn_set_split(w, mid);
     /* relaxed: no data; a request that lands on this store is lost, and made again by its thief */
-    __atomic_store_n(&w->pub.limit, (uintptr_t)w->pub.end, __ATOMIC_RELAXED);
+    __atomic_store_n(&merino__limit, (uintptr_t)w->pub.end, __ATOMIC_RELAXED);
     return true;
 }
 
@@ -104,9 +104,9 @@ __attribute__((noinline, cold)) static bool mrn_publish_half(mrn_worker *w, meri
  * what the inline spawn would have stored (PRIVATE, or TASK under MERINO_ALL_PUBLIC). If nothing
  * older is private, the thief is waiting for work we do not have yet: publish this task itself,
  * so that it can be taken while we go on (into a long leaf, say). */
-void merino__spawn_slow(merino_worker *pw, merino_task *t, uintptr_t state) {
-    mrn_worker *w = mrn_full(pw);
-    if (t >= w->pub.end) merino__overflow(pw);
+void merino__spawn_slow(merino_task *t, uintptr_t state) {
+    mrn_worker *w = mrn_full(merino__self);
+    if (t >= w->pub.end) merino__overflow(&w->pub);
     if (mrn_publish_half(w, t) || !mrn_is_private(state)) {
         /* relaxed if private (a hint to thieves), release if public (publishes the arguments) */
         if (mrn_is_private(state))
@@ -117,7 +117,7 @@ void merino__spawn_slow(merino_worker *pw, merino_task *t, uintptr_t state) {
     }
     merino__count(&w->publishes);
     mrn_set_split(w, t + 1);
-    __atomic_store_n(&w->pub.limit, (uintptr_t)w->pub.end, __ATOMIC_RELAXED); /* relaxed: no data */
+    __atomic_store_n(&merino__limit, (uintptr_t)w->pub.end, __ATOMIC_RELAXED); /* relaxed: no data */
     /* release: a thief that reads TASK(wrap) must see the arguments just stored */
     __atomic_store_n(&t->state, state - 1, __ATOMIC_RELEASE);
 }
@@ -151,8 +151,8 @@ static void mrn_leapfrog(mrn_worker *w, merino_task *t, unsigned thief) {
  * task and must run it, 0 if a thief ran it (the result is in t). Either way the descriptor stops
  * being public: private_from comes down to t, so what the owner spawns next is private again —
  * Wool's privatization, done as soon as a public task comes back. */
-int merino__join_public(merino_worker *pw, merino_task *t) {
-    mrn_worker *w = mrn_full(pw);
+int merino__join_public(merino_task *t) {
+    mrn_worker *w = mrn_full(merino__self);
     /* relaxed: a PRIVATE state is written by the owner only. Private, below split: we are here
      * for a request. (Test the state, not private_from: with MERINO_ALL_PUBLIC the tasks above
      * private_from are public.) */
@@ -200,8 +200,8 @@ __attribute__((noreturn, cold)) static void merino__overflow(merino_worker *pw) 
               w->index, n, n, (size_t)MERINO_MAX_TASK_STACK);
 }
 
-void merino__join_mismatch(merino_worker *pw, merino_task *t, const char *name) {
-    if (t < pw->base)
+void merino__join_mismatch(merino_task *t, const char *name) {
+    if (t < merino__self->base)
         mrn_fatal("MERINO_JOIN(%s) has no matching MERINO_SPAWN: every join must match an earlier "
                   "spawn of the same task body",
                   name);
