@@ -166,7 +166,10 @@ def machine_lines(meta, end):
              f"{', '.join(map(str, meta.get('workers', [])))}"),
             ("Wall time", f"{end['wall_s'] / 60:.1f} min ({end['run_s']:.0f} s of runs, the rest building); "
                           f"estimated at the start: {meta['estimate_s'] / 60:.1f} min"
-             if end.get("wall_s") and meta.get("estimate_s") else None)]
+             if end.get("wall_s") and meta.get("estimate_s") else None),
+            ("Other load", f"other processes used {end['others_cores']:.2f} of the {meta.get('cores')} cores on "
+                           f"average during the runs; the hypervisor stole {end.get('steal_cores') or 0:.2f}"
+             if end.get("others_cores") is not None else None)]
     out = ["| | |", "|---|---|"]
     out += [f"| {k} | {v} |" for k, v in rows if v]
     return out
