@@ -218,12 +218,15 @@ def document(run, jsonl, meta, end, records, derived, plots):
          "time at the start and one progress line per process run, then the tables below; the raw results "
          "go to `bench/results/<timestamp>.jsonl` (one JSON object per measurement, with every run's seconds) "
          "and the plots next to it.", "",
-         "Every measurement is the median of 5 process runs of the kernel alone (start-up, input generation "
-         "and verification excluded). Following the Wool paper, a run repeats a small problem many times "
+         f"Every measurement is the median of {meta.get('reps', 5)} process runs of the kernel alone (start-up, "
+         "input generation and verification excluded). Following the Wool paper, a run repeats a small problem many times "
          "inside the process, so the headline sizes take about 0.1-0.2 s serially and tasks stay fine-grained; "
          "`--all` has larger and smaller sizes. `merino-allpub` is merino built with `-DMERINO_ALL_PUBLIC` "
          "(every task public: the worst case of the Wool paper's Table II); `merino-stats` is merino built with "
-         "`-DMERINO_STATS`, run only for Table I's counts.", "",
+         "`-DMERINO_STATS`, run only for Table I's counts. Every version of a workload calls the same leaf functions; "
+         "the `omp-clang` versions are compiled by clang, leaves included, all other C and C++ versions by gcc "
+         "(with `-O2 -falign-loops=32`), so at 1 worker a version faster than serial usually has faster code "
+         "for the leaf rather than a better scheduler.", "",
          "## The machine", ""]
     L += machine_lines(meta, end)
     L += [""]
