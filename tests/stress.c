@@ -27,12 +27,16 @@
  *               int, double, float, struct and pointer arguments and results; children evaluated
  *               by a random mix of SPAWN / CALL / JOIN (LIFO), spawn-all-then-join-in-reverse,
  *               MERINO_RUN inside a task body and MERINO_RUN inside a plain function on a worker
+ *               (both on a private stack: merino.h)
  *   wide        one task spawns hundreds to thousands of children, then joins them in reverse
  *   external    1..4 threads that are not workers run trees and C++ trees with MERINO_RUN while
  *               the main thread does too
  *   cxx         merino::fork_join / merino::run trees (tests/stress_cxx.cpp): results of several
  *               types, void branches, nested fork_joins, exceptions from either or both branches
- *   cxx_in_task C++ fork_join trees run from inside a C task, next to C spawns
+ *   cxx_in_task C++ fork_join trees run from inside a C task, next to C spawns (there fork_join
+ *               runs its branches one after the other: merino.hpp)
+ *   tree_in_task trees run with MERINO_RUN from a plain function called by a C task (on a private
+ *               stack)
  *   idle        pause long enough for the workers to go to sleep, then submit work again
  *   restart     merino_stop and merino_start with another worker count, within the round
  *
@@ -240,8 +244,10 @@ static void make_plan(uint64_t node, plan *pl) {
         if (pattern == 0) op = OP_SPAWN;
         else if (pattern == 1) op = i == k - 1 ? OP_CALL : OP_SPAWN;
         else {
-            unsigned r = (unsigned)(next(&s) % 8);
-            op = r < 4 ? OP_SPAWN : r < 6 ? OP_CALL : r == 6 ? OP_RUN : OP_HELPER;
+            /* MERINO_RUN in a C task body (or a function it calls) runs on a private stack of its
+             * own: exercised, but rarer, so that trees stay parallel */
+            unsigned r = (unsigned)(next(&s) % 16);
+            op = r < 9 ? OP_SPAWN : r < 14 ? OP_CALL : r == 14 ? OP_RUN : OP_HELPER;
         }
         pl->op[n++] = (unsigned char)(op << 4 | i);
         if (op == OP_SPAWN) stack[sp++] = i;
@@ -322,9 +328,14 @@ static void busy(uint64_t node) {
                  (unsigned long long)(node), merino_worker_index());                               \
     } while (0)
 
-/* Children are evaluated by the task `children`, reached from the kind tasks through this plain
- * function (MERINO_RUN on a worker is a call on the caller's stack). */
-static uint64_t children_of(uint64_t node, uint64_t h);
+/* Children are evaluated by the task `children`, which spawns the kind tasks below, which call
+ * `children`: mutual recursion. merino.h has no forward declaration of a task, so this declares
+ * the body of `children` as MERINO_TASK_2 defines it (merino.h, MERINO__TASK: NAME_merino_body
+ * with the next free descriptor first), for MERINO_CALL(children, ...) in the kind
+ * tasks. If merino.h changes that, this stops compiling. (Calling a plain function that does
+ * MERINO_RUN would work too, but inside a C task body that runs on a private stack: not parallel.) */
+static uint64_t children_merino_body(merino_task *, uint64_t node, uint64_t h);
+#define children_of(node, h) MERINO_CALL(children, node, h)
 
 MERINO_TASK_0(struct pt, t0) { return pt_of(0x70); }
 MERINO_TASK_1(int64_t, t1, uint64_t, node) {
@@ -522,7 +533,6 @@ MERINO_TASK_2(uint64_t, children, uint64_t, node, uint64_t, h) {
     return h;
 }
 
-static uint64_t children_of(uint64_t node, uint64_t h) { return MERINO_RUN(children, node, h); }
 
 /* ---- the context generators get ------------------------------------------------------------------ */
 
