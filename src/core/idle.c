@@ -117,8 +117,11 @@ void *mrn_worker_main(void *arg) {
     w->limit_p = &merino__limit;
     w->split_p = &merino__split;
     __atomic_store_n(&w->ready, 1, __ATOMIC_RELEASE); /* release: the pointers above */
-    for (unsigned i = 0; i < mrn_the_pool.count; i++) /* no stealing from a worker not yet set up */
-        while (!__atomic_load_n(&mrn_the_pool.workers[i]->ready, __ATOMIC_ACQUIRE)) sched_yield();
+    /* No stealing from a worker not yet set up. (count is lowered if a thread cannot be made.) */
+    for (unsigned i = 0; i < __atomic_load_n(&mrn_the_pool.count, __ATOMIC_ACQUIRE); i++)
+        while (i < __atomic_load_n(&mrn_the_pool.count, __ATOMIC_ACQUIRE) &&
+               !__atomic_load_n(&mrn_the_pool.workers[i]->ready, __ATOMIC_ACQUIRE))
+            sched_yield();
     unsigned fails = 0;
     /* acquire: pairs with merino_stop's release store; nothing to read after it but our exit */
     while (!__atomic_load_n(&mrn_the_pool.stopping, __ATOMIC_ACQUIRE)) {
@@ -138,6 +141,12 @@ void *mrn_worker_main(void *arg) {
             mrn_backoff(&fails);
         }
     }
+    /* Thieves reach this thread's hot words through pointers into its thread-local storage,
+     * which goes away with the thread: leave only when every worker has left its loop. */
+    __atomic_fetch_add(&mrn_the_pool.left, 1, __ATOMIC_ACQ_REL); /* acq_rel: our last steal is over */
+    while (__atomic_load_n(&mrn_the_pool.left, __ATOMIC_ACQUIRE) <
+           __atomic_load_n(&mrn_the_pool.count, __ATOMIC_ACQUIRE))
+        sched_yield();
     merino__self = NULL;
     return NULL;
 }

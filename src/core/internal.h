@@ -59,6 +59,7 @@ typedef struct mrn_pool {
     uint32_t epoch;    /* atomic futex word: bumped when work arrives or on stop */
     uint32_t sleepers; /* atomic: workers asleep (or about to be) on epoch */
     uint32_t stopping; /* atomic */
+    uint32_t left;     /* atomic: workers that have left their loop after stopping */
 } mrn_pool;
 
 extern mrn_pool mrn_the_pool;

@@ -238,6 +238,8 @@ int merino_start(const merino_config *cfg) {
     pthread_attr_setstacksize(&attr, c_stack);
     for (unsigned i = 0; i < n; i++) {
         if (pthread_create(&p->workers[i]->thread, &attr, mrn_worker_main, p->workers[i]) != 0) {
+            /* release: the threads made so far wait for i workers, not n, at start and at exit */
+            __atomic_store_n(&p->count, i, __ATOMIC_RELEASE);
             __atomic_store_n(&p->stopping, 1, __ATOMIC_RELEASE);
             mrn_wake_all();
             for (unsigned j = 0; j < i; j++) pthread_join(p->workers[j]->thread, NULL);
