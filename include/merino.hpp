@@ -82,7 +82,7 @@ template <class F> struct branch {
 
     void run() noexcept {
         try {
-            result.emplace(call(*fn));
+            result.emplace(detail::call(*fn));
         } catch (...) {
             error = std::current_exception();
         }
@@ -121,7 +121,7 @@ template <class F, class G> fork_join_t<F, G> one_after_other(F &f, G &g) {
     std::optional<stored_t<result_t<F>>> a;
     std::exception_ptr a_error;
     try {
-        a.emplace(call(f));
+        a.emplace(detail::call(f));
     } catch (...) {
         a_error = std::current_exception();
     }
