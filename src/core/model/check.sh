@@ -8,6 +8,7 @@
 #                       harmless one is shown to be harmless
 #   check.sh --reach    reachability probes: exit 1 unless the model exercises every part of the
 #                       protocol it claims to (publish, privatize, leapfrog steals, back-offs, ...)
+#   check.sh --deep     larger runs (3 workers, bigger programs): about 5 minutes, 1.5 GB per run
 #   -j N                runs at once (default 2); -k keeps the work directory; -v prints pan output
 #
 # Exit 77 (skipped) when spin or a C compiler is missing. Needs about 1.2 GB of memory per run.
@@ -22,11 +23,12 @@ while [ $# -gt 0 ]; do
     case "$1" in
     --bugs) mode=bugs ;;
     --reach) mode=reach ;;
+    --deep) mode=deep ;;
     -j) jobs=$2; shift ;;
     -j*) jobs=${1#-j} ;;
     -k) keep=1 ;;
     -v) verbose=1 ;;
-    -h | --help) sed -n '2,14p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '2,15p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "check.sh: unknown argument '$1' (try --help)" >&2; exit 2 ;;
     esac
     shift
@@ -105,8 +107,6 @@ jobs_check() {
     echo "spec-w2-p3-onewrap pass safety -DWORKERS=2 -DPROG=3 -DONE_WRAPPER"
     echo "spec-w2-p4-onewrap pass safety -DWORKERS=2 -DPROG=4 -DONE_WRAPPER"
     echo "spec-w3-p1 pass safety -DWORKERS=3 -DPROG=1"
-    echo "spec-w3-p1-allpub pass safety -DWORKERS=3 -DPROG=1 -DINIT_SPLIT=4"
-    echo "spec-w3-p2-tworoots pass safety -DWORKERS=3 -DPROG=2"
     echo "spec-w2-p1-terminates pass live -DWORKERS=2 -DPROG=1"
     echo "spec-w2-p3-terminates pass live -DWORKERS=2 -DPROG=3 -DONE_WRAPPER -DINIT_SPLIT=2"
     # the design in src/core: private spawns, requests through split and limit, publish at the
@@ -120,6 +120,16 @@ jobs_check() {
     echo "impl-w3-p6-onewrap pass safety -DWORKERS=3 -DIMPL -DPROG=6 -DONE_WRAPPER"
     echo "impl-w2-p4-terminates pass live -DWORKERS=2 -DIMPL -DPROG=4 -DONE_WRAPPER"
     echo "impl-w2-p2-terminates pass live -DWORKERS=2 -DIMPL -DPROG=2"
+}
+
+# larger runs, not in the default check (minutes each, up to 1.5 GB)
+jobs_deep() {
+    echo "spec-w3-p1-allpub pass safety -DWORKERS=3 -DPROG=1 -DINIT_SPLIT=4"
+    echo "spec-w3-p2-tworoots pass safety -DWORKERS=3 -DPROG=2"
+    echo "spec-w3-p3-onewrap pass safety -DWORKERS=3 -DPROG=3 -DONE_WRAPPER"
+    echo "spec-w3-p4-onewrap pass safety -DWORKERS=3 -DPROG=4 -DONE_WRAPPER"
+    echo "spec-w3-p1-k1 pass safety -DWORKERS=3 -DPROG=1 -DK=1 -DINIT_SPLIT=1"
+    echo "impl-w3-p5-terminates pass live -DWORKERS=3 -DIMPL -DPROG=5"
 }
 
 jobs_bugs() {
@@ -188,6 +198,7 @@ probes_impl="1 2 5 6 7 8 9 10 11 12 14 15 16 17"
 case $mode in
 check) list=$(jobs_check) ;;
 bugs) list=$(jobs_bugs) ;;
+deep) list=$(jobs_deep) ;;
 reach) list=$(jobs_reach) ;;
 esac
 
