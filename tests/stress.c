@@ -791,6 +791,7 @@ typedef struct options {
 } options;
 
 static FILE *g_log;
+static void set_crash_line(void);
 
 /* The phase's pool: start with `workers`, or fail with merino's message. */
 static void start_pool(unsigned workers, size_t stack_tasks) {
@@ -844,6 +845,7 @@ static void run_round(const options *o, int round) {
         fprintf(g_log, "round %d %s\n", round, g_round_desc);
         fflush(g_log);
     }
+    set_crash_line();
 
     uint64_t expect_acc = 0, expect_v0 = 0;
     __atomic_store_n(&g_acc, 0, __ATOMIC_RELAXED);
@@ -877,6 +879,36 @@ static void run_round(const options *o, int round) {
         g->run(&c);
     }
     end_phase(workers, expect_acc, expect_v0, tasks_before, t0);
+}
+
+/* ---- a crash (SIGSEGV, SIGBUS, SIGABRT, SIGFPE, SIGILL) says which round, too ------------------- */
+
+static char g_crash_line[768]; /* written before each round; read only by the handler */
+
+static void set_crash_line(void) {
+    snprintf(g_crash_line, sizeof g_crash_line,
+             "stress: CRASHED in round %d: %s\nstress: replay with: merino_stress --seed %llu --round %d\n",
+             __atomic_load_n(&g_round, __ATOMIC_RELAXED), g_round_desc, g_base_seed,
+             __atomic_load_n(&g_round, __ATOMIC_RELAXED));
+}
+
+static void on_crash(int sig) {
+    /* async-signal-safe: write(2) of a prepared line, then die by the same signal */
+    ssize_t n = write(2, g_crash_line, strlen(g_crash_line));
+    (void)n;
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+static void catch_crashes(void) {
+    static const int sigs[] = {SIGSEGV, SIGBUS, SIGABRT, SIGFPE, SIGILL};
+    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = on_crash;
+        sa.sa_flags = (int)SA_RESETHAND;
+        sigaction(sigs[i], &sa, NULL);
+    }
 }
 
 /* ---- watchdog: a round that never ends is a failure too ------------------------------------------ */
@@ -969,6 +1001,7 @@ int main(int argc, char **argv) {
     } else if (o.verbose) {
         g_log = stdout;
     }
+    catch_crashes();
     g_watchdog_limit = 120.0 / (o.scale < 1 ? o.scale : 1);
     pthread_t wd;
     if (pthread_create(&wd, NULL, watchdog, NULL) != 0) {
