@@ -21,6 +21,9 @@
  *                       range, MERINO_RUN after stop: clear errors; the pool goes on where it can
  *   thread_exit         threads that are not workers exit (pthread_exit) while the pool works,
  *                       one of them right after its MERINO_RUN: the pool keeps working
+ *   start_no_threads    merino_start cannot make all its threads (the address space is limited
+ *                       so that only a few worker C stacks fit): -1 and one line saying what to
+ *                       lower, no hang, the threads made are gone; a smaller pool starts after
  *
  * Elsewhere: a task stack overflow and malformed MERINO_WORKERS / MERINO_TASK_STACK are in
  * tests/test_bad_input.c (overflow_cfg, overflow_env, expect_bad_workers, MERINO_TASK_STACK=abc);
@@ -30,6 +33,7 @@
 #include "check.h"
 
 #include <pthread.h>
+#include <sys/resource.h>
 
 #include <merino.h>
 
@@ -42,6 +46,16 @@
 #endif
 #ifndef TEST_TSAN
 #define TEST_TSAN 0
+#endif
+#if defined(__SANITIZE_ADDRESS__)
+#define TEST_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define TEST_ASAN 1
+#endif
+#endif
+#ifndef TEST_ASAN
+#define TEST_ASAN 0
 #endif
 
 /* Exit codes of the children, distinct from 0/1 (1 is a failed CHECK in the child). */
@@ -308,6 +322,49 @@ static int child_thread_exit(void) {
     return CHILD_OK;
 }
 
+/* ---- merino_start cannot make its threads ------------------------------------------------------------ */
+
+/* The process's mapped bytes now (VmSize), or 0 if unknown. */
+static size_t mapped_bytes(void) {
+    FILE *f = fopen("/proc/self/status", "r");
+    if (!f) return 0;
+    char line[256];
+    size_t kb = 0;
+    while (fgets(line, sizeof line, f))
+        if (sscanf(line, "VmSize: %zu kB", &kb) == 1) break;
+    fclose(f);
+    return kb << 10;
+}
+
+/* 16 workers with 4096-descriptor task stacks (256 KiB each) and 8 MiB C stacks, under an
+ * address-space limit 40 MiB above what is mapped: the task stacks fit, a few C stacks do, the
+ * rest do not, so pthread_create fails part-way. */
+static int child_start_no_threads(void) {
+    struct rlimit old;
+    if (getrlimit(RLIMIT_AS, &old) != 0) return 2;
+    size_t now = mapped_bytes();
+    if (now == 0) return 2;
+    struct rlimit tight = old;
+    tight.rlim_cur = (rlim_t)(now + ((size_t)40 << 20));
+    if (setrlimit(RLIMIT_AS, &tight) != 0) return 2;
+    merino_config cfg = {0};
+    cfg.workers = 16;
+    cfg.stack_tasks = 4096;
+    int r = merino_start(&cfg);
+    if (setrlimit(RLIMIT_AS, &old) != 0) return 2;
+    if (r != -1) {
+        fprintf(stderr, "merino_start returned %d under the limit\n", r);
+        return 1;
+    }
+    if (merino_workers() != 0) return 1;
+    if (strstr(merino_last_error(), "could not create worker thread") == NULL) return 1;
+    /* the threads made were joined: the pool starts again, smaller, and works */
+    start_workers(2);
+    if (MERINO_RUN(fib, 22) != serial_fib(22)) return 1;
+    if (merino_stop() != 0) return 1;
+    return CHILD_OK;
+}
+
 /* ---- the children ------------------------------------------------------------------------------------ */
 
 static int run_child(const char *name) {
@@ -381,6 +438,7 @@ static int run_child(const char *name) {
         return SURVIVED;
     }
     if (strcmp(name, "thread_exit") == 0) return child_thread_exit();
+    if (strcmp(name, "start_no_threads") == 0) return child_start_no_threads();
     fprintf(stderr, "unknown child %s\n", name);
     return 3;
 }
@@ -553,6 +611,23 @@ int main(int argc, char **argv) {
         report("thread_exit", &c);
         check_child_free(&c);
     }
+    /* merino_start cannot make all its threads: -1 and one line naming what to lower, within
+     * seconds; the pool is not left half made. Not under the sanitizers: they reserve terabytes of
+     * shadow memory, which no address-space limit leaves room for. */
+#if TEST_TSAN || TEST_ASAN
+    printf("start_no_threads: skipped under the sanitizers (they need an unlimited address space)\n");
+#else
+    {
+        check_child c = run("start_no_threads", NULL, 20);
+        CHECK_CHILD(c, c.exited && c.code == CHILD_OK);
+        CHECK_CHILD(c, check_count_lines(c.err) == 1);
+        const char *needles[] = {"could not create worker thread", "of 16", "lower MERINO_WORKERS",
+                                 "MERINO_TASK_STACK", NULL};
+        expect_text(&c, needles);
+        report("start_no_threads", &c);
+        check_child_free(&c);
+    }
+#endif
     check_set_context(NULL);
     printf("faults: all checks passed\n");
     return 0;
