@@ -6,16 +6,9 @@
 
 #include "bench.h"
 #include "fib.h"
+#include "fib-merino.h"
 
 static int cutoff;
-
-MERINO_TASK_1(long, fib, int, n) {
-    if (n < 2) return n;
-    MERINO_SPAWN(fib, n - 2);
-    long a = MERINO_CALL(fib, n - 1);
-    long b = MERINO_JOIN(fib);
-    return a + b;
-}
 
 MERINO_TASK_1(long, fibc, int, n) {
     if (n < cutoff) return fib_serial(n);

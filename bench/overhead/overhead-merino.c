@@ -16,15 +16,8 @@
 #include <merino.h>
 
 #include "../fib/fib.h"
+#include "../fib/fib-merino.h"
 #include "bench.h"
-
-MERINO_TASK_1(long, fib, int, n) {
-    if (n < 2) return n;
-    MERINO_SPAWN(fib, n - 2);
-    long a = MERINO_CALL(fib, n - 1);
-    long b = MERINO_JOIN(fib);
-    return a + b;
-}
 
 int main(int argc, char **argv) {
     const char *p[1];

@@ -1,24 +1,10 @@
 /* stress, merino: ./stress-merino --workers N [--reps R] h L reps
- * The repetition loop runs inside one task (as in Wool), so consecutive trees are serialized on
- * the pool without a hand-off from the main thread per tree. Also built as stress-merino-allpub
+ * The trees run one after the other inside one task (stress-merino.h). Also built as stress-merino-allpub
  * with -DMERINO_ALL_PUBLIC (every task public). */
 #include <merino.h>
 
 #include "stress.h"
-
-MERINO_TASK_1(long, tree, int, h) {
-    if (h == 0) return stress_leaf();
-    MERINO_SPAWN(tree, h - 1);
-    long a = MERINO_CALL(tree, h - 1);
-    long b = MERINO_JOIN(tree);
-    return a + b;
-}
-
-MERINO_TASK_2(int64_t, trees_task, int, h, long, n) {
-    int64_t sum = 0;
-    for (long i = 0; i < n; i++) sum += MERINO_CALL(tree, h);
-    return sum;
-}
+#include "stress-merino.h"
 
 int main(int argc, char **argv) {
     const char *p[3];
