@@ -135,6 +135,8 @@ template <class F, class G> fork_join_t<F, G> one_after_other(F &f, G &g) {
     }
 }
 
+template <class F, class G> detail::fork_join_t<F, G> fork_join_cold(F &f, G &g);
+
 } // namespace detail
 
 /// Runs f on the pool and returns its result (or rethrows its exception). From a thread that is
@@ -165,8 +167,7 @@ template <class F, class G> detail::fork_join_t<F, G> fork_join(F &&f, G &&g) {
     using RF = detail::result_t<F>;
     using RG = detail::result_t<G>;
     merino_worker *w = merino__self;
-    if (MERINO__UNLIKELY(!w)) return run([&] { return fork_join(f, g); });
-    if (MERINO__UNLIKELY(w->c_body)) return detail::one_after_other(f, g);
+    if (MERINO__UNLIKELY(!w || w->c_body)) return detail::fork_join_cold(f, g);
 
     // Spawn g into the next free descriptor, exactly as a C task's spawn does.
     using branch_t = detail::branch<std::remove_reference_t<G>>;
@@ -193,6 +194,18 @@ template <class F, class G> detail::fork_join_t<F, G> fork_join(F &&f, G &&g) {
         return std::pair<detail::stored_t<RF>, detail::stored_t<RG>>(std::move(*a), b.take());
     }
 }
+
+namespace detail {
+
+// The rare cases of fork_join, out of line: the root task that run() hands to the pool needs a
+// 64-byte aligned descriptor in the frame, which inline would make every fork_join realign its
+// stack (and keep a frame pointer) on the fast path too.
+template <class F, class G> __attribute__((noinline, cold)) fork_join_t<F, G> fork_join_cold(F &f, G &g) {
+    if (!merino__self) return run([&] { return merino::fork_join(f, g); }); // not on a worker
+    return one_after_other(f, g); // under a C task body
+}
+
+} // namespace detail
 
 } // namespace merino
 
