@@ -8,23 +8,7 @@
 
 #include <merino.h>
 
-static int64_t serial_fib(int n) {
-    int64_t a = 0, b = 1;
-    for (int i = 0; i < n; i++) {
-        int64_t t = a + b;
-        a = b;
-        b = t;
-    }
-    return a;
-}
-
-MERINO_TASK_1(int64_t, fib, int, n) {
-    if (n < 2) return n;
-    MERINO_SPAWN(fib, n - 2);
-    int64_t a = MERINO_CALL(fib, n - 1);
-    int64_t b = MERINO_JOIN(fib);
-    return a + b;
-}
+#include "fib.h"
 
 /* ---- several external threads at once ----------------------------------------------------------- */
 

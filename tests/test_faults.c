@@ -37,6 +37,8 @@
 
 #include <merino.h>
 
+#include "fib.h"
+
 #if defined(__SANITIZE_THREAD__)
 #define TEST_TSAN 1
 #elif defined(__has_feature)
@@ -65,24 +67,6 @@ enum {
     START_FAILED = 46, /* merino_start failed in the child */
     GRAND_HUNG = 47,   /* a grandchild (after fork) ran past its deadline and was killed */
 };
-
-static int64_t serial_fib(int n) {
-    int64_t a = 0, b = 1;
-    for (int i = 0; i < n; i++) {
-        int64_t t = a + b;
-        a = b;
-        b = t;
-    }
-    return a;
-}
-
-MERINO_TASK_1(int64_t, fib, int, n) {
-    if (n < 2) return n;
-    MERINO_SPAWN(fib, n - 2);
-    int64_t a = MERINO_CALL(fib, n - 1);
-    int64_t b = MERINO_JOIN(fib);
-    return a + b;
-}
 
 static void start_workers(unsigned n) {
     merino_config cfg = {0};

@@ -5,13 +5,7 @@
 
 #include <merino.h>
 
-MERINO_TASK_1(int64_t, fib, int, n) {
-    if (n < 2) return n;
-    MERINO_SPAWN(fib, n - 2);
-    int64_t a = MERINO_CALL(fib, n - 1);
-    int64_t b = MERINO_JOIN(fib);
-    return a + b;
-}
+#include "fib.h"
 
 /* The same with the spawn of the larger half: more, deeper stealable work. */
 MERINO_TASK_1(int64_t, fib_big_spawn, int, n) {

@@ -13,15 +13,7 @@
 
 #include <merino.hpp>
 
-static int64_t serial_fib(int n) {
-    int64_t a = 0, b = 1;
-    for (int i = 0; i < n; i++) {
-        int64_t t = a + b;
-        a = b;
-        b = t;
-    }
-    return a;
-}
+#include "fib.h"
 
 static int64_t fib(int n) {
     if (n < 2) return n;

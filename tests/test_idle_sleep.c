@@ -6,13 +6,7 @@
 
 #include <merino.h>
 
-MERINO_TASK_1(int64_t, fib, int, n) {
-    if (n < 2) return n;
-    MERINO_SPAWN(fib, n - 2);
-    int64_t a = MERINO_CALL(fib, n - 1);
-    int64_t b = MERINO_JOIN(fib);
-    return a + b;
-}
+#include "fib.h"
 
 /* CPU seconds the process uses while the main thread sleeps for `seconds`. */
 static double idle_cpu(double seconds) {
