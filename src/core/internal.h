@@ -17,9 +17,7 @@
 /* Idle back-off: failed steal rounds spent spinning, then yielding, before a worker with nothing to
  * do considers sleeping. Spinning keeps steal latency low for fine-grained work; yielding lets
  * other threads (more workers than cores, or other programs) run; sleeping frees the processor. */
-#ifndef MRN_IDLE_SPINS
 #define MRN_IDLE_SPINS 64
-#endif
 #define MRN_IDLE_YIELDS 256
 
 /* A worker: the inline-visible part first (its own cache line), then what thieves read, then what
