@@ -98,7 +98,10 @@ typedef struct merino_stats {
     uint64_t spawns;      /* MERINO_SPAWN and C++ fork_join, where counted */
     uint64_t steals;      /* tasks taken by a thief, leapfrogging included */
     uint64_t leapfrogs;   /* of those, taken by a worker waiting for its own stolen task */
-    uint64_t publishes;   /* times an owner made private tasks public on a thief's request */
+    uint64_t publishes;   /* times an owner went public on a thief's request: it published the
+                             tasks it held and spawned public from then on */
+    uint64_t privatizations; /* times an owner went back to private spawns, after inlining many
+                                public tasks that nobody took */
 } merino_stats;
 
 /** Fills *out (zeros when merino is not running). Exact when no task is running. */
@@ -173,7 +176,7 @@ __attribute__((noreturn, cold)) void merino__join_mismatch(merino_task *t, const
  * so that task bodies need no worker pointer (one register less, saved and restored on every
  * call of a recursive task, and one argument less to pass):
  *   merino__limit  spawns at or above it take the slow path: the end of the stack, or 0 when a
- *                  thief asks for public tasks;
+ *                  thief asks for public tasks and while the owner spawns public after that;
  *   merino__split  joins below it take the slow path: the owner's boundary between public and
  *                  private descriptors, or all ones when a thief asks.
  * Both are atomic: the owner reads them relaxed here, thieves store into them through pointers.
@@ -210,11 +213,12 @@ static inline void merino__count(uint64_t *c) {
 /* ---- the hot paths: every spawned task pays for these, so keep them short -------------------- */
 
 /* Spawn into t, after the payload is written (t may be the sentinel descriptor past the end: its
- * payload is mapped, and the overflow is caught here before the state is written). Every task
- * starts private — only the owner can run it, so its join needs no atomic — and its state store
- * is relaxed: a thief only reads a private state as a hint. One compare serves two rare cases:
- * the stack is full, or a thief asked for public tasks (it sets `limit` to 0); then
- * merino__spawn_slow publishes, possibly this very task, and stores its state.
+ * payload is mapped, and the overflow is caught here before the state is written). A task starts
+ * private — only the owner can run it, so its join needs no atomic — and its state store is
+ * relaxed: a thief only reads a private state as a hint. One compare serves the rare cases: the
+ * stack is full, or `limit` is 0 — a thief asked for public tasks, or the owner is in public mode
+ * (it spawns public for a while after a request; src/core/steal.c); then merino__spawn_slow
+ * publishes what the owner holds and this very task.
  * MERINO_ALL_PUBLIC (defined before including this header, in every file that declares tasks)
  * makes every task public instead: the worst case of the Wool paper's Table II, for measuring. */
 static inline void merino__spawn_publish(merino_task *t, uintptr_t wrap) {

@@ -20,6 +20,13 @@
 #define MRN_IDLE_SPINS 64
 #define MRN_IDLE_YIELDS 256
 
+/* Public mode (steal.c): after a thief's request, an owner spawns public until it has inlined
+ * this many public tasks with no request in between. Larger keeps long-leaf work (stress with
+ * L = 4096) balanced between workers of unequal speed; smaller keeps fine-grained work cheaper
+ * (each public task costs an exchange at its join). Measured in bench/ratios: 8 is too short for
+ * stress trees of 8 leaves, 16 and 32 are alike, 64 costs stress with L = 256. */
+#define MRN_PUBLIC_RUN 16
+
 /* A worker: the inline-visible part first (its own cache line), then what thieves read, then what
  * only the owner touches. */
 typedef struct mrn_worker {
@@ -32,7 +39,8 @@ typedef struct mrn_worker {
     /* Owner only. */
     _Alignas(MRN_CACHE_LINE) merino_task *private_from; /* see steal.c: the owner's split */
     unsigned index;
-    uint64_t steals, leapfrogs, publishes; /* merino__count; read by merino_stats_get */
+    unsigned public_left; /* public mode: public tasks to inline before spawning private again */
+    uint64_t steals, leapfrogs, publishes, privatizations; /* merino__count; merino_stats_get */
     uint64_t rng;
     size_t map_bytes; /* the mapping that holds the stack */
     struct mrn_worker *shadow; /* a spare private stack (mrn_shadow_enter), or NULL */

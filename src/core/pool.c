@@ -69,6 +69,7 @@ void merino_stats_get(merino_stats *out) {
             sum.steals += __atomic_load_n(&w->steals, __ATOMIC_RELAXED);
             sum.leapfrogs += __atomic_load_n(&w->leapfrogs, __ATOMIC_RELAXED);
             sum.publishes += __atomic_load_n(&w->publishes, __ATOMIC_RELAXED);
+            sum.privatizations += __atomic_load_n(&w->privatizations, __ATOMIC_RELAXED);
         }
     }
     pthread_mutex_unlock(&mrn_lifecycle);
@@ -85,6 +86,7 @@ void merino_stats_reset(void) {
             __atomic_store_n(&w->steals, 0, __ATOMIC_RELAXED);
             __atomic_store_n(&w->leapfrogs, 0, __ATOMIC_RELAXED);
             __atomic_store_n(&w->publishes, 0, __ATOMIC_RELAXED);
+            __atomic_store_n(&w->privatizations, 0, __ATOMIC_RELAXED);
         }
     }
     pthread_mutex_unlock(&mrn_lifecycle);

@@ -67,59 +67,61 @@ bool mrn_steal(mrn_worker *self, mrn_worker *victim, merino_task *top) {
 
 /* ---- owner: publishing ------------------------------------------------------------------------- */
 
-/* Invariant: private_from <= top; the live descriptors in [private_from, top) are PRIVATE (every
- * spawn is, and private_from comes down to the descriptor being joined whenever the owner joins
- * below it); those below are public or stolen. split equals private_from, except while a thief's
- * request is pending: then it is all ones, so that every join takes the slow path. */
+/* Invariant: private_from <= top; the live descriptors in [private_from, top) are PRIVATE, those
+ * below are public or stolen. split equals private_from, except while a thief's request is
+ * pending: then it is all ones, so that every join takes the slow path.
+ *
+ * Public mode. Every spawn starts private, and a private task can change hands only at its
+ * owner's next spawn or join — a whole leaf later if the owner is running one. So a request
+ * (a thief found no public task at our bottom, or took the last one) does more than publish what
+ * we hold: from then on every spawn is public (limit stays 0, so each takes merino__spawn_slow),
+ * until we have inlined MRN_PUBLIC_RUN public tasks with no request in between — Wool's rule,
+ * "make tasks private again after inlining many public ones". While thieves keep asking, the
+ * tasks they want are already public when they look; when they stop, the cost is MRN_PUBLIC_RUN
+ * exchange joins. In public mode nothing is private: private_from == top. */
 
 /* Sets the owner's boundary; the store may overwrite a request, which its thief then makes again
- * when it next finds a private task at bot. */
+ * when it next finds no public task at bot. */
 static void mrn_set_split(mrn_worker *w, merino_task *t) {
     w->private_from = t;
     __atomic_store_n(&merino__split, (uintptr_t)t, __ATOMIC_RELAXED); /* relaxed: no data */
 }
 
-/* A thief asked for public tasks; every live descriptor below t is the owner's (t is the next
- * free one, or the private one being joined). Publish the lower half of the private ones,
- * [private_from, t) — the oldest, so the largest tasks — leaving the trip-wire at mid - 1: when a
- * thief takes it, it finds mid private and asks again. Returns false if none was private. */
-__attribute__((noinline, cold)) static bool mrn_publish_half(mrn_worker *w, merino_task *t) {
-    merino_task *lo = w->private_from;
-    if (lo >= t) return false;
-    merino_task *mid = lo + (t - lo + 1) / 2;
-    for (merino_task *d = lo; d < mid; d++) {
+/* A thief's request is pending: it stored all ones into split (and 0 into limit). */
+static bool mrn_asked(void) {
+    return __atomic_load_n(&merino__split, __ATOMIC_RELAXED) == UINTPTR_MAX; /* relaxed: a hint */
+}
+
+/* Enters public mode, or stays in it for MRN_PUBLIC_RUN more public tasks inlined. */
+static void mrn_enter_public(mrn_worker *w) {
+    if (w->public_left == 0) merino__count(&w->publishes);
+    w->public_left = MRN_PUBLIC_RUN;
+    /* relaxed: no data; every spawn now takes the slow path (a thief may have stored it already) */
+    __atomic_store_n(&merino__limit, 0, __ATOMIC_RELAXED);
+}
+
+/* Makes every private task below t public: [private_from, t), t not included. */
+static void mrn_publish_below(mrn_worker *w, merino_task *t) {
+    for (merino_task *d = w->private_from; d < t; d++) {
         /* relaxed: only the owner writes a PRIVATE state, and thieves never change one */
         uintptr_t s = __atomic_load_n(&d->state, __ATOMIC_RELAXED);
         /* release: a thief that reads TASK(wrap) must see the arguments stored at spawn */
         if (mrn_is_private(s)) __atomic_store_n(&d->state, s - 1, __ATOMIC_RELEASE);
     }
-    merino__count(&w->publishes);
-    mrn_set_split(w, mid);
-    /* relaxed: no data; a request that lands on this store is lost, and made again by its thief */
-    __atomic_store_n(&merino__limit, (uintptr_t)w->pub.end, __ATOMIC_RELAXED);
-    return true;
 }
 
-/* Spawn into t found t >= limit: the stack is full, or a thief asked for public tasks. state is
- * what the inline spawn would have stored (PRIVATE, or TASK under MERINO_ALL_PUBLIC). If nothing
- * older is private, the thief is waiting for work we do not have yet: publish this task itself,
- * so that it can be taken while we go on (into a long leaf, say). */
+/* Spawn into t found t >= limit: the stack is full, or limit is 0 — a thief asked, or we are in
+ * public mode. state is what the inline spawn would have stored (PRIVATE, or TASK under
+ * MERINO_ALL_PUBLIC). Publish what we hold and this task. */
 void merino__spawn_slow(merino_task *t, uintptr_t state) {
     mrn_worker *w = mrn_full(merino__self);
     if (t >= w->pub.end) merino__overflow(&w->pub);
-    if (mrn_publish_half(w, t) || !mrn_is_private(state)) {
-        /* relaxed if private (a hint to thieves), release if public (publishes the arguments) */
-        if (mrn_is_private(state))
-            __atomic_store_n(&t->state, state, __ATOMIC_RELAXED);
-        else
-            __atomic_store_n(&t->state, state, __ATOMIC_RELEASE);
-        return;
-    }
-    merino__count(&w->publishes);
-    mrn_set_split(w, t + 1);
-    __atomic_store_n(&merino__limit, (uintptr_t)w->pub.end, __ATOMIC_RELAXED); /* relaxed: no data */
+    /* limit 0 outside public mode: a thief stored it (its split store may not be visible yet) */
+    if (w->public_left == 0 || mrn_asked()) mrn_enter_public(w);
+    mrn_publish_below(w, t);
+    mrn_set_split(w, t + 1); /* t's join takes the exchange */
     /* release: a thief that reads TASK(wrap) must see the arguments just stored */
-    __atomic_store_n(&t->state, state - 1, __ATOMIC_RELEASE);
+    __atomic_store_n(&t->state, state & ~(uintptr_t)1, __ATOMIC_RELEASE);
 }
 
 /* ---- owner: the public join ------------------------------------------------------------------------ */
@@ -148,25 +150,33 @@ static void mrn_leapfrog(mrn_worker *w, merino_task *t, unsigned thief) {
 
 /* The join of a descriptor below split: a public task, which a thief may have taken — or a
  * private one, when a thief's request made split all ones. Returns 1 if the owner now holds the
- * task and must run it, 0 if a thief ran it (the result is in t). Either way the descriptor stops
- * being public: private_from comes down to t, so what the owner spawns next is private again —
- * Wool's privatization, done as soon as a public task comes back. */
+ * task and must run it, 0 if a thief ran it (the result is in t). Either way private_from comes
+ * down to t: nothing above t is live. */
 int merino__join_public(merino_task *t) {
     mrn_worker *w = mrn_full(merino__self);
     /* relaxed: a PRIVATE state is written by the owner only. Private, below split: we are here
      * for a request. (Test the state, not private_from: with MERINO_ALL_PUBLIC the tasks above
-     * private_from are public.) */
+     * private_from are public.) Give away the older ones; t is ours to run. */
     if (mrn_is_private(__atomic_load_n(&t->state, __ATOMIC_RELAXED))) {
-        /* Nothing older to give: let joins be fast again, but leave limit at 0, so that our next
-         * spawn is published at once. */
-        if (!mrn_publish_half(w, t)) mrn_set_split(w, w->private_from);
+        mrn_enter_public(w);
+        mrn_publish_below(w, t);
+        mrn_set_split(w, t);
         return 1;
     }
+    if (mrn_asked()) mrn_enter_public(w); /* nothing private to give: spawn public from now on */
     /* acquire: if a thief already finished the task (DONE), its result */
     uintptr_t s = __atomic_exchange_n(&t->state, MERINO__EMPTY, __ATOMIC_ACQUIRE);
     mrn_set_split(w, t);
     for (;;) {
-        if (MERINO__LIKELY(s >= MERINO__TASK_MIN)) return 1; /* not stolen: run it here */
+        if (MERINO__LIKELY(s >= MERINO__TASK_MIN)) { /* not stolen: run it here */
+            if (w->public_left != 0 && --w->public_left == 0) {
+                /* Enough public tasks came back untouched: spawn private again. relaxed: no
+                 * data; a request that lands on this store is lost, and made again */
+                __atomic_store_n(&merino__limit, (uintptr_t)w->pub.end, __ATOMIC_RELAXED);
+                merino__count(&w->privatizations);
+            }
+            return 1;
+        }
         if (s != MERINO__EMPTY) break;                       /* STOLEN(i) or DONE */
         /* EMPTY: a thief is between its CAS and its STOLEN store, or backing off */
         do {
