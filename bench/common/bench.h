@@ -97,6 +97,15 @@ static inline void bench_spin(long n) {
 #endif
 }
 
+/** A pause for spin-wait loops (x86 pause, aarch64 yield): lets the other hardware thread run. */
+static inline void bench_cpu_relax(void) {
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ volatile("yield");
+#endif
+}
+
 /** Keep a value alive (the compiler must assume it is used). */
 #define bench_sink(x) __asm__ volatile("" : : "r"(x) : "memory")
 
