@@ -192,6 +192,7 @@ void merino__run_task(merino_task *t, merino__wrap_fn wrap) {
     __atomic_store_n(&merino__limit, (uintptr_t)s->pub.end, __ATOMIC_RELAXED);
     __atomic_store_n(&merino__split, (uintptr_t)s->pub.base, __ATOMIC_RELAXED);
     s->private_from = s->pub.base;
+    s->public_left = 0; /* not in public mode: limit is its end (a reused stack may have been) */
     merino__self = &s->pub;
     wrap(&s->pub, s->pub.base, t);
     merino__self = &w->pub;

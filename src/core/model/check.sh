@@ -8,7 +8,7 @@
 #                       harmless one is shown to be harmless
 #   check.sh --reach    reachability probes: exit 1 unless the model exercises every part of the
 #                       protocol it claims to (publish, privatize, leapfrog steals, back-offs, ...)
-#   check.sh --deep     larger runs (3 workers, bigger programs): about 5 minutes, 1.5 GB per run
+#   check.sh --deep     larger runs (3 workers, bigger programs): 2-3 minutes, up to 1.5 GB a run
 #   -j N                runs at once (default 2); -k keeps the work directory; -v prints pan output
 #
 # Exit 77 (skipped) when spin or a C compiler is missing. Needs about 1.2 GB of memory per run.
@@ -109,17 +109,20 @@ jobs_check() {
     echo "spec-w3-p1 pass safety -DWORKERS=3 -DPROG=1"
     echo "spec-w2-p1-terminates pass live -DWORKERS=2 -DPROG=1"
     echo "spec-w2-p3-terminates pass live -DWORKERS=2 -DPROG=3 -DONE_WRAPPER -DINIT_SPLIT=2"
-    # the design in src/core: private spawns, requests through split and limit, publish at the
-    # next spawn or join, a spawn that publishes itself
+    # the design in src/core: private spawns, requests through split and limit, public mode from
+    # the next spawn or join on (publish all, every spawn public) until K public tasks are inlined
     echo "impl-w2-p1 pass safety -DWORKERS=2 -DIMPL -DPROG=1"
+    echo "impl-w2-p3-k1 pass safety -DWORKERS=2 -DIMPL -DPROG=3 -DONE_WRAPPER -DK=1"
     echo "impl-w2-p2-tworoots pass safety -DWORKERS=2 -DIMPL -DPROG=2"
     echo "impl-w2-p3-onewrap pass safety -DWORKERS=2 -DIMPL -DPROG=3 -DONE_WRAPPER"
     echo "impl-w2-p4-onewrap pass safety -DWORKERS=2 -DIMPL -DPROG=4 -DONE_WRAPPER"
     echo "impl-w2-allpublic pass safety -DWORKERS=2 -DIMPL -DALL_PUBLIC -DPROG=1"
     echo "impl-w3-p5 pass safety -DWORKERS=3 -DIMPL -DPROG=5"
     echo "impl-w3-p6-onewrap pass safety -DWORKERS=3 -DIMPL -DPROG=6 -DONE_WRAPPER"
+    echo "impl-w3-p6-onewrap-k1 pass safety -DWORKERS=3 -DIMPL -DPROG=6 -DONE_WRAPPER -DK=1"
     echo "impl-w2-p4-terminates pass live -DWORKERS=2 -DIMPL -DPROG=4 -DONE_WRAPPER"
     echo "impl-w2-p2-terminates pass live -DWORKERS=2 -DIMPL -DPROG=2"
+    echo "impl-w2-p3-terminates pass live -DWORKERS=2 -DIMPL -DPROG=3 -DONE_WRAPPER"
 }
 
 # larger runs, not in the default check (minutes each, up to 1.5 GB)
@@ -130,6 +133,8 @@ jobs_deep() {
     echo "spec-w3-p4-onewrap pass safety -DWORKERS=3 -DPROG=4 -DONE_WRAPPER"
     echo "spec-w3-p1-k1 pass safety -DWORKERS=3 -DPROG=1 -DK=1 -DINIT_SPLIT=1"
     echo "impl-w3-p5-terminates pass live -DWORKERS=3 -DIMPL -DPROG=5"
+    echo "impl-w3-p5-allpublic pass safety -DWORKERS=3 -DIMPL -DALL_PUBLIC -DPROG=5"
+    echo "impl-w3-p0 pass safety -DWORKERS=3 -DIMPL -DPROG=0"
 }
 
 jobs_bugs() {
@@ -145,12 +150,20 @@ jobs_bugs() {
     echo "spec-CAS-loses-no-request pass safety -DWORKERS=2 -DPROG=3 -DONE_WRAPPER -DCHECK_LOST_REQUEST"
     # a livelock: only the termination check sees it
     echo "spec-BUG_LOST_DONE-livelock fail live -DWORKERS=2 -DPROG=1 -DBUG_LOST_DONE"
-    # impl: the same thief bugs; the ABA case needs 3 workers (or all-public tasks)
-    echo "impl-BUG_NO_RECHECK fail safety -DWORKERS=3 -DIMPL -DPROG=6 -DONE_WRAPPER $S -DBUG_NO_RECHECK"
+    # impl: the same thief bugs (public mode makes the ABA case reachable with 2 workers)
+    echo "impl-BUG_NO_RECHECK fail safety -DWORKERS=2 -DIMPL -DPROG=1 $S -DBUG_NO_RECHECK"
     echo "impl-BUG_NO_RECHECK-allpublic fail safety -DWORKERS=2 -DIMPL -DALL_PUBLIC -DPROG=1 $S -DBUG_NO_RECHECK"
     echo "impl-BUG_PRIVATE_STEAL fail safety -DWORKERS=2 -DIMPL -DPROG=1 $S -DBUG_PRIVATE_STEAL"
-    echo "impl-BUG_PUBLISH_NO_SPLIT fail safety -DWORKERS=2 -DIMPL -DPROG=1 $S -DBUG_PUBLISH_NO_SPLIT"
     echo "impl-BUG_SELF_PUBLISH_NO_SPLIT fail safety -DWORKERS=2 -DIMPL -DPROG=1 $S -DBUG_SELF_PUBLISH_NO_SPLIT"
+    # impl: the join of a private task that leaves split (all ones: a request) as it was is safe,
+    # and breaks the invariant (private_from stays below the tasks it published)
+    echo "impl-BUG_PUBLISH_NO_SPLIT-is-safe pass safety -DWORKERS=2 -DIMPL -DPROG=3 -DONE_WRAPPER $S -DBUG_PUBLISH_NO_SPLIT"
+    echo "impl-BUG_PUBLISH_NO_SPLIT-breaks-invariant fail safety -DWORKERS=2 -DIMPL -DPROG=1 -DBUG_PUBLISH_NO_SPLIT"
+    # impl: a spawn slow path that publishes only itself is safe (the older private tasks below
+    # split go to the join's private branch) but hides them from thieves: bot stays on a private one
+    echo "impl-BUG_PUBLISH_ONLY_SELF-is-safe pass safety -DWORKERS=2 -DIMPL -DPROG=3 -DONE_WRAPPER $S -DBUG_PUBLISH_ONLY_SELF"
+    echo "impl-BUG_PUBLISH_ONLY_SELF-is-safe-w3 pass safety -DWORKERS=3 -DIMPL -DPROG=6 -DONE_WRAPPER $S -DBUG_PUBLISH_ONLY_SELF"
+    echo "impl-BUG_PUBLISH_ONLY_SELF-breaks-invariant fail safety -DWORKERS=2 -DIMPL -DPROG=1 -DBUG_PUBLISH_ONLY_SELF"
     # impl: not lowering split at a public join (fixed in f72ff82) is safe but starves thieves
     echo "impl-BUG_NO_SPLIT_DOWN-is-safe pass safety -DWORKERS=2 -DIMPL -DPROG=4 -DONE_WRAPPER $S -DBUG_NO_SPLIT_DOWN"
     echo "impl-BUG_NO_SPLIT_DOWN-breaks-invariant fail safety -DWORKERS=2 -DIMPL -DPROG=1 -DBUG_NO_SPLIT_DOWN"
@@ -174,9 +187,13 @@ probe_name() {
     12) echo "a thief asks for public tasks" ;;
     13) echo "spawn is public because a request is pending" ;;
     14) echo "a join returns a thief's result" ;;
-    15) echo "a spawn publishes itself (request, nothing older private)" ;;
-    16) echo "a join with a request and nothing older to publish" ;;
-    17) echo "a join publishes on request, then runs its private task" ;;
+    15) echo "a spawn publishes itself (the slow path: a request, or public mode)" ;;
+    18) echo "a spawn enters public mode (limit 0: a request)" ;;
+    19) echo "a spawn in public mode sees a request: public_left renewed" ;;
+    20) echo "the join of a private task (a request) enters public mode" ;;
+    21) echo "the join of a public task sees a request: enters public mode" ;;
+    22) echo "leaving public mode: K public tasks inlined, limit = end" ;;
+    23) echo "the join of a public task in public mode sees a request: renewed" ;;
     esac
 }
 jobs_reach() {
@@ -193,7 +210,7 @@ jobs_reach() {
 
 # The probes each design must reach, in at least one of its runs (steal.pml's HIT(n); probe_name).
 probes_spec="1 2 3 4 5 6 7 8 9 10 11 12 13 14"
-probes_impl="1 2 5 6 7 8 9 10 11 12 14 15 16 17"
+probes_impl="1 2 5 6 7 8 9 10 11 12 14 15 18 19 20 21 22 23"
 
 case $mode in
 check) list=$(jobs_check) ;;

@@ -3,7 +3,7 @@
  * The protocol is Wool's direct task stack with private tasks (Faxén, ICPP 2010, section III):
  * per-worker arrays of task descriptors synchronized on each descriptor's state word, a private
  * `top`, a shared `bot`, a boundary `split` between public and private descriptors, requests for
- * publication from thieves, publish-half on request, privatization, and leapfrogging at a join
+ * publication from thieves, publishing on request, privatization, and leapfrogging at a join
  * whose task was stolen. Two designs are modelled (README.md beside this file maps every step to
  * the C code, lists what is abstracted and gives the results; check.sh runs the checks):
  *
@@ -11,12 +11,17 @@
  *             REQUEST (above every index) into it, a spawn below split is public, the owner serves
  *             a request at its next join that takes the exchange, and privatizes with a CAS on
  *             split after K public tasks inlined in a row.
- *   -DIMPL    the design in src/core (steal.c, merino.h, as of commit 2ca412e): every spawn is
- *             private; a thief that finds no public task at bot asks by storing all ones into the
- *             owner's `split` and 0 into its spawn `limit`; the owner's next spawn or join
- *             publishes the lower half of [private_from, t), or, at a spawn with nothing older
- *             private, the task being spawned; `private_from` (and with it `split`) comes down to
- *             every descriptor joined with the exchange; leapfrogging runs with it at t + 1.
+ *   -DIMPL    the design in src/core (steal.c, merino.h, as of the public-mode change, this
+ *             session, 2026-11-23): a spawn is private unless the owner is in public mode; a
+ *             thief that finds no public task at bot asks by storing all ones into the owner's
+ *             `split` and 0 into its spawn `limit`; the owner's next spawn (t >= limit) or join
+ *             (t < split) enters public mode: public_left = K, limit = 0, every private task
+ *             below t is published; while in public mode every spawn takes the slow path and
+ *             publishes itself (private_from = split = t + 1); a join that takes the exchange
+ *             brings `private_from` (and with it `split`) down to t, and each public task it
+ *             inlines counts public_left down: at 0 the owner leaves public mode (limit = end);
+ *             a pending request seen at a public spawn or join renews public_left;
+ *             leapfrogging runs with split at t + 1.
  *             -DIMPL -DALL_PUBLIC: MERINO_ALL_PUBLIC (every spawn public, every join exchanges).
  *
  * Build knobs (spin -D...):
@@ -25,7 +30,8 @@
  *                       and 1 (two MERINO_RUNs at once); otherwise worker 0 runs the only root
  *   ONE_WRAPPER         every task has the same wrapper (as in fib): the ABA case is likeliest
  *   N=4                 task descriptors per worker (overflow is an assertion)
- *   K=2                 spec: public tasks inlined in a row before the owner privatizes
+ *   K=2                 public tasks inlined in a row before the owner privatizes (spec), or
+ *                       leaves public mode (IMPL: MRN_PUBLIC_RUN, 16 in the C code)
  *   INIT_SPLIT=0..N     spec: initial split of every worker (0: all private, N: all public)
  *   SAFETY_ONLY         leave out the efficiency invariants (which say that requests can be
  *                       served), to tell safety bugs from efficiency bugs
@@ -37,10 +43,13 @@
  *     BUG_PRIVATE_STEAL         thieves CAS a PRIVATE state too
  *     BUG_NO_PRIVATIZE_CAS      spec: privatize stores split instead of CAS (loses requests)
  *     BUG_PUBLISH_ALL_SPLIT_MID spec: a publish sets split = mid instead of t + 1
- *     BUG_PUBLISH_NO_SPLIT      IMPL: a publish leaves split where it was
+ *     BUG_PUBLISH_NO_SPLIT      IMPL: the join of a private task (a request) publishes the
+ *                               older ones but leaves split and private_from where they were
  *     BUG_LOST_DONE             the thief forgets its DONE store: the owner waits forever (to
  *                               show that the termination check catches a livelock)
- *     BUG_SELF_PUBLISH_NO_SPLIT IMPL: a spawn that publishes itself leaves split below it
+ *     BUG_SELF_PUBLISH_NO_SPLIT IMPL: the spawn slow path publishes t but leaves split below it
+ *     BUG_PUBLISH_ONLY_SELF     IMPL: the spawn slow path publishes only t, not the older private
+ *                               ones, and still sets split = t + 1 (they are private below split)
  *     BUG_NO_SPLIT_DOWN         IMPL: the public join does not lower split (the bug fixed in
  *                               f72ff82: tasks spawned below split are never published)
  *
@@ -284,9 +293,9 @@ inline setup_prog() {
 #define P_J1 4       /* join: pop; private fast path (spec: load split) */
 #define P_J2 5       /* join: exchange(state, EMPTY) */
 #define P_ACQ 6      /* spec: join slow path, task acquired: reload split */
-#define P_PUB1 7     /* publish-half: load state(d) */
-#define P_PUB2 8     /* publish-half: store TASK into state(d) */
-#define P_PUB3 9     /* publish-half: store split */
+#define P_PUB1 7     /* publish (spec: the lower half; IMPL: all below t): load state(d) */
+#define P_PUB2 8     /* publish: store TASK into state(d) */
+#define P_PUB3 9     /* publish: store split */
 #define P_PRIV 10    /* spec: privatize: CAS split */
 #define P_WAIT 11    /* join: s == EMPTY: load state until it changes */
 #define P_WXCHG 12   /* join: state is a task again (a thief backed off): exchange */
@@ -308,12 +317,11 @@ inline setup_prog() {
 #define S_RUN 32     /* steal: read the payload, run the task */
 #define S_REQ3 33    /* IMPL steal: store limit = 0 (after split = all ones) */
 #define S_TREQ3 34   /* IMPL steal: trip-wire: store limit = 0 */
-#define P_PUB4 41    /* IMPL publish: store limit = end */
-#define P_SELF1 42   /* IMPL spawn, nothing older to publish: split = t + 1 */
-#define P_SELF2 43   /* ... limit = end */
-#define P_SELF3 44   /* ... state = TASK: the spawn publishes itself */
+#define P_ASKED 41   /* IMPL mrn_asked: load own split: a request pending? */
+#define P_ENTER 42   /* IMPL mrn_enter_public: public_left = K, store limit = 0 */
+#define P_SSELF 43   /* IMPL spawn slow path: state = TASK: the spawn publishes itself */
 #define P_JPUB 45    /* IMPL merino__join_public: load the state: PRIVATE (a request)? */
-#define P_JNOPUB 46  /* IMPL join, request, nothing older private: split = private_from */
+#define P_PRIVZ 46   /* IMPL join: public_left reached 0: store limit = end (leave public mode) */
 #define P_J2S 47     /* IMPL join: after the exchange, split = t */
 #define P_LEAPSET 48 /* IMPL leapfrog: split = t + 1 */
 #define P_LEAPEND 49 /* IMPL leapfrog done: split = t */
@@ -323,14 +331,22 @@ inline setup_prog() {
 #else
 #define SPAWN_STATE PRIV(WRAP(c))
 #endif
-#define K_SPAWN 0    /* IMPL: a publish continues the spawn ... */
-#define K_JOIN 1     /* ... or the join (which then runs its private task) */
+#define K_SPAWN 0    /* IMPL: what P_ASKED / P_ENTER / the publish continue: the spawn slow path */
+#define K_JOIN 1     /* ... the join of a private task (a request: publish, then run it) */
+#define K_JXCHG 2    /* ... the join of a public task (then the exchange) */
 #define P_EXIT 40
 
 #define R_IDLE 0     /* a steal attempt returns to the idle loop */
 #define R_LEAP 1     /* ... or to the leapfrog loop of the innermost frame */
 
 #define MIN(a, b) ((a) < (b) -> (a) : (b))
+
+/* the end of a publish loop: spec publishes [lo, mid), IMPL all of [private_from, t) */
+#ifdef IMPL
+#define PUB_END t
+#else
+#define PUB_END mid
+#endif
 
 #if WORKERS == 2
 #define CHOOSE_VICTIM(w, v) if :: w != 0 -> v = 0 :: w != 1 -> v = 1 fi
@@ -364,9 +380,12 @@ inline assert_below_stolen(vw, nb) {
 #define assert_efficiency() skip
 #elif defined(IMPL)
 /* IMPL (steal.c): private_from <= top; the live descriptors in [private_from, top) are exactly
- * the PRIVATE ones, those below are public or stolen; split is private_from or a request */
+ * the PRIVATE ones, those below are public or stolen; split is private_from or a request.
+ * Public mode (public_left > 0): limit is 0, so that every spawn takes the slow path, and nothing
+ * live is private: private_from == top. Checked where the owner spawns or joins. */
 inline assert_efficiency() {
     assert(efficiency && plo <= TOPV && (split[w] == plo || split[w] == REQUEST));
+    assert(efficiency && pleft <= K && (pleft == 0 || limit[w] == 0 && plo == TOPV));
     d = 0;
     do
     :: d < TOPV ->
@@ -402,7 +421,8 @@ proctype Worker(byte w) {
     byte pleft = K;          /* public_left */
 #else
     byte plo;                /* IMPL: private_from (owner only) */
-    byte cont;               /* IMPL: what a publish continues: K_SPAWN or K_JOIN */
+    byte pleft;              /* IMPL: public_left (owner only): 0 = not in public mode */
+    byte cont;               /* IMPL: what the slow path continues: K_SPAWN, K_JOIN, K_JXCHG */
 #endif
     /* frames of the tasks this worker is running, innermost last */
     byte dep;
@@ -474,24 +494,36 @@ proctype Worker(byte w) {
 #define LEAPFROG(x) f_lf[CUR] = THIEF(x); pc = P_LEAPSET
     /* mrn_set_split: private_from = split = x (the store may overwrite a thief's request) */
 #define SET_SPLIT(x) plo = x; split[w] = x
-    /* mrn_publish_half(t) from a spawn or a join: the lower half of [private_from, t) */
-#define START_PUBLISH(k)                                                         \
-    cont = k;                                                                    \
-    lo = plo;                                                                    \
+    /* mrn_publish_below(t): every PRIVATE task in [private_from, t) becomes public (from the spawn
+     * slow path or the join of a private task), then P_PUB3 sets split */
+#ifdef BUG_PUBLISH_ONLY_SELF
+#define PUBLISH_BELOW()                                                          \
+    d = plo;                                                                     \
     if                                                                           \
-    :: lo >= t ->                        /* nothing older is private */          \
-        if                                                                       \
-        :: k == K_JOIN -> pc = P_JNOPUB                                          \
-        :: else ->                                                               \
-            if                                                                   \
-            :: IS_PRIV(SPAWN_STATE) -> pc = P_SELF1                              \
-            :: else -> pc = P_SP2        /* ALL_PUBLIC: store TASK as usual */   \
-            fi                                                                   \
-        fi                                                                       \
-    :: else ->                                                                   \
-        mid = lo + (t - lo + 1) / 2;                                             \
-        d = lo;                                                                  \
-        pc = P_PUB1                                                              \
+    :: d < t && cont != K_SPAWN -> pc = P_PUB1   /* bug: the spawn skips it */  \
+    :: else -> d = 0; pc = P_PUB3                                                \
+    fi
+#else
+#define PUBLISH_BELOW()                                                          \
+    d = plo;                                                                     \
+    if                                                                           \
+    :: d < t -> pc = P_PUB1                                                      \
+    :: else -> d = 0; pc = P_PUB3                                                \
+    fi
+#endif
+    /* after mrn_enter_public, or instead of it: the join of a public task goes on to the
+     * exchange; the spawn slow path and the join of a private task publish */
+#define AFTER_ENTER()                                                            \
+    if                                                                           \
+    :: cont == K_JXCHG -> cont = 0; pc = P_J2                                    \
+    :: else -> PUBLISH_BELOW()                                                   \
+    fi
+    /* the join holds its task (not stolen): if in public mode, count it; at 0 leave it */
+#define JOIN_INLINE()                                                            \
+    if                                                                           \
+    :: pleft > 1 -> pleft--; PUSH(F_INLINE, c, t, 0, 0)                          \
+    :: pleft == 1 -> pleft = 0; pc = P_PRIVZ                                     \
+    :: pleft == 0 -> PUSH(F_INLINE, c, t, 0, 0)                                  \
     fi
 #else
 #define LEAPFROG(x) f_lf[CUR] = THIEF(x); pc = P_LEAP
@@ -553,7 +585,12 @@ proctype Worker(byte w) {
         arg[IDX(w, t)] = c;
         gst[IDX(w, t)] = G_LIVE;
         if
-        :: t >= limit[w] -> START_PUBLISH(K_SPAWN)      /* merino__spawn_slow */
+        :: t >= limit[w] ->                  /* merino__spawn_slow */
+            cont = K_SPAWN;
+            if
+            :: pleft == 0 -> pc = P_ENTER    /* limit 0 outside public mode: a thief asked */
+            :: else -> pc = P_ASKED          /* public mode: a request as well? (mrn_asked) */
+            fi
         :: else -> pc = P_SP2
         fi }
     :: atomic { pc == P_SP2 ->               /* store the state */
@@ -566,24 +603,40 @@ proctype Worker(byte w) {
         f_n[CUR]++; f_op[CUR]++;
         CLEAR();
         NEXT() }
-    /* a request, and nothing older private: the spawn publishes the task itself */
-    :: atomic { pc == P_SELF1 ->
-#ifndef BUG_SELF_PUBLISH_NO_SPLIT
-        SET_SPLIT(t + 1);
-#endif
-        pc = P_SELF2 }
-    :: atomic { pc == P_SELF2 -> limit[w] = N; pc = P_SELF3 }   /* relaxed: may lose a request */
-    :: atomic { pc == P_SELF3 ->
-        state[IDX(w, t)] = TASK(WRAP(c));    /* release: the arguments */
-        printf("W%d: spawn task %d at d%d TASK (publishes itself)\n", w, c, t);
+    /* the spawn slow path, after publish_below(t) and set_split(t + 1) (P_PUB3): the spawn
+     * publishes itself */
+    :: atomic { pc == P_SSELF ->
+        state[IDX(w, t)] = TASK(WRAP(c));    /* release (state & ~1): the arguments */
+        printf("W%d: spawn task %d at d%d TASK (slow path: publishes itself)\n", w, c, t);
         HIT(15);
         if
         :: f_kind[CUR] == F_STOLEN -> HIT(5)
         :: else
         fi;
         f_n[CUR]++; f_op[CUR]++;
+        cont = 0;
         CLEAR();
         NEXT() }
+    /* mrn_asked (spawn slow path in public mode, or the join of a public task): load own split */
+    :: atomic { pc == P_ASKED ->
+        if
+        :: split[w] == REQUEST -> pc = P_ENTER   /* relaxed: a hint */
+        :: else -> AFTER_ENTER()
+        fi }
+    /* mrn_enter_public: enter public mode, or stay in it for K more public tasks inlined */
+    :: atomic { pc == P_ENTER ->
+        if
+        :: cont == K_SPAWN && pleft == 0 -> HIT(18)  /* a spawn enters (limit 0: a request) */
+        :: cont == K_SPAWN && pleft != 0 -> HIT(19)  /* a public spawn sees a request: renew */
+        :: cont == K_JOIN -> HIT(20)                 /* the join of a private task (a request) */
+        :: cont == K_JXCHG && pleft == 0 -> HIT(21)  /* the join of a public task, a request */
+        :: cont == K_JXCHG && pleft != 0 -> HIT(23)  /* ... in public mode: renew */
+        :: else
+        fi;
+        pleft = K;
+        limit[w] = 0;                        /* relaxed: every spawn takes the slow path now */
+        printf("W%d: public mode: public_left %d, limit 0\n", w, pleft);
+        AFTER_ENTER() }
 #endif
 
     /* ---------------- join (NAME_merino_join, merino__join_acquire) ---------------- */
@@ -684,30 +737,32 @@ proctype Worker(byte w) {
             printf("W%d: join d%d (task %d): private, request pending\n", w, t, c);
             ss = 0;
             OWNER_TOOK();
-            START_PUBLISH(K_JOIN)
-        :: else -> ss = 0; pc = P_J2
+            cont = K_JOIN;
+            pc = P_ENTER                     /* enter public mode, publish below t, run t */
+        :: else -> ss = 0; cont = K_JXCHG; pc = P_ASKED   /* a request? then enter, exchange */
         fi }
-    :: atomic { pc == P_JNOPUB ->            /* nothing older to give: joins fast again, limit 0 */
-        SET_SPLIT(plo);
-        HIT(16);
-        PUSH(F_INLINE, c, t, 0, 0) }
     :: atomic { pc == P_J2 ->
         s = state[IDX(w, t)]; state[IDX(w, t)] = EMPTY;   /* exchange (acquire) */
         printf("W%d: join d%d (task %d): split %d, exchange got %d\n", w, t, c, split[w], s);
         pc = P_J2S }
     :: atomic { pc == P_J2S ->
 #ifndef BUG_NO_SPLIT_DOWN
-        SET_SPLIT(t);                        /* privatize: what we spawn next is private */
+        SET_SPLIT(t);                        /* nothing above t is live: private_from = t */
 #endif
         if
-        :: IS_WRAP(s) -> HIT(1); OWNER_TOOK(); PUSH(F_INLINE, c, t, 0, 0)
+        :: IS_WRAP(s) -> HIT(1); OWNER_TOOK(); JOIN_INLINE()
         :: IS_STOLEN(s) -> LEAPFROG(s)
         :: s == DONE -> HIT(11); pc = P_BOT
         :: s == EMPTY -> pc = P_WAIT
         fi }
+    :: atomic { pc == P_PRIVZ ->             /* K public tasks inlined: spawn private again */
+        limit[w] = N;                        /* relaxed: may overwrite (lose) a request's 0 */
+        printf("W%d: leaves public mode: limit %d\n", w, N);
+        HIT(22);
+        PUSH(F_INLINE, c, t, 0, 0) }
 #endif
 
-    /* ---------------- publish (spec: in the slow join; IMPL: mrn_publish, from a spawn) -------- */
+    /* ------- publish (spec: the lower half, in the slow join; IMPL: mrn_publish_below) ------- */
     :: atomic { pc == P_PUB1 ->
         ss = state[IDX(w, d)];               /* relaxed */
         if
@@ -715,7 +770,7 @@ proctype Worker(byte w) {
         :: else ->
             d++;
             if
-            :: d < mid -> pc = P_PUB1
+            :: d < PUB_END -> pc = P_PUB1
             :: else -> pc = P_PUB3
             fi
         fi }
@@ -725,7 +780,7 @@ proctype Worker(byte w) {
         HIT(2);
         ss = 0; d++;
         if
-        :: d < mid -> pc = P_PUB1
+        :: d < PUB_END -> pc = P_PUB1
         :: else -> pc = P_PUB3
         fi }
 #ifndef IMPL
@@ -744,19 +799,21 @@ proctype Worker(byte w) {
         printf("W%d: request served: private_lo %d, split %d\n", w, plo, split[w]);
         PUSH(F_INLINE, c, t, 0, 0) }
 #else
-    :: atomic { pc == P_PUB3 ->
+    :: atomic { pc == P_PUB3 ->              /* mrn_set_split (relaxed: may overwrite a request) */
         d = 0;
-#ifndef BUG_PUBLISH_NO_SPLIT
-        SET_SPLIT(mid);                      /* relaxed: may overwrite (lose) a new request */
-#endif
-        printf("W%d: request served: private_from %d\n", w, plo);
-        lo = 0; mid = 0;
-        pc = P_PUB4 }
-    :: atomic { pc == P_PUB4 ->
-        limit[w] = N;                        /* relaxed: may overwrite (lose) a new request */
         if
-        :: cont == K_SPAWN -> pc = P_SP2
-        :: else -> HIT(17); cont = 0; PUSH(F_INLINE, c, t, 0, 0)
+        :: cont == K_SPAWN ->
+#ifndef BUG_SELF_PUBLISH_NO_SPLIT
+            SET_SPLIT(t + 1);                /* t's join takes the exchange */
+#endif
+            pc = P_SSELF
+        :: else ->
+#ifndef BUG_PUBLISH_NO_SPLIT
+            SET_SPLIT(t);                    /* t is ours: run it */
+#endif
+            printf("W%d: request served at the join of d%d: private_from %d\n", w, t, plo);
+            cont = 0;
+            PUSH(F_INLINE, c, t, 0, 0)
         fi }
 #endif
 
@@ -774,7 +831,7 @@ proctype Worker(byte w) {
         if
         :: IS_WRAP(s) -> HIT(9); OWNER_TOOK();
 #ifdef IMPL
-            PUSH(F_INLINE, c, t, 0, 0)
+            JOIN_INLINE()                    /* the loop's first test again: count it */
 #else
             pc = P_ACQ
 #endif
