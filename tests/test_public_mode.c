@@ -18,19 +18,20 @@
 static int g_ran_on[3]; /* atomic: 1 + the index of the worker that ran mark(slot) */
 
 MERINO_VOID_TASK_1(mark, int, slot) {
-    __atomic_store_n(&g_ran_on[slot], 1 + merino_worker_index(), __ATOMIC_RELEASE); /* release: no data, but tidy */
+    __atomic_store_n(&g_ran_on[slot], 1 + merino_worker_index(), __ATOMIC_RELAXED); /* relaxed: no data */
 }
 
 static int ran_elsewhere(int slot, int me) {
-    int on = __atomic_load_n(&g_ran_on[slot], __ATOMIC_ACQUIRE);
+    int on = __atomic_load_n(&g_ran_on[slot], __ATOMIC_RELAXED); /* relaxed: no data */
     return on != 0 && on - 1 != me;
 }
 
 /* Spawns mark(1) and mark(2), then spins (no spawn, no join: the owner "runs a long leaf") until
- * both have run on other workers or `spin` seconds have passed; joins them. A thief that asked
+ * both have run on other workers or 50 ms have passed; joins them. A thief that asked
  * before the spawns gets both: the first spawn serves its request, and puts the owner in public
  * mode, so the second is public too. A thief that asks only during the spin gets neither (the
- * owner serves requests at spawns and joins): try again. Returns the attempts it took, or 0. */
+ * owner serves requests at spawns and joins): try again, for `patience` seconds. Returns the attempts
+ * it took, or 0. */
 MERINO_TASK_1(int, two_during_a_leaf, double, patience) {
     int me = merino_worker_index();
     double until = check_now() + patience;

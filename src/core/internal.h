@@ -23,8 +23,9 @@
 /* Public mode (steal.c): after a thief's request, an owner spawns public until it has inlined
  * this many public tasks with no request in between. Larger keeps long-leaf work (stress with
  * L = 4096) balanced between workers of unequal speed; smaller keeps fine-grained work cheaper
- * (each public task costs an exchange at its join). Measured in bench/ratios: 8 is too short for
- * stress trees of 8 leaves, 16 and 32 are alike, 64 costs stress with L = 256. */
+ * (each public task costs an exchange at its join). Measured in one process, rounds interleaved
+ * (docs/architecture.md, "Why public mode"): 8 gains half as much on stress trees of 8 leaves,
+ * 16 and 32 are alike, 64 costs stress with L = 256. */
 #define MRN_PUBLIC_RUN 16
 
 /* A worker: the inline-visible part first (its own cache line), then what thieves read, then what
