@@ -64,7 +64,20 @@ typedef struct merino_config {
     /** Task descriptors per worker, i.e. how many spawned-but-unjoined tasks one worker may hold
      *  (the depth of spawn nesting). 0: MERINO_TASK_STACK if set, else MERINO_DEFAULT_TASK_STACK. */
     size_t stack_tasks;
+    /** Whether each worker thread is bound to one CPU: worker i to the i-th CPU of the affinity
+     *  mask of the thread that calls merino_start (round robin when there are more workers than
+     *  CPUs). MERINO_PIN_DEFAULT (0): the MERINO_PIN environment variable ("auto", "on" or "off")
+     *  if set, else MERINO_PIN_AUTO — bound when there are no more workers than CPUs, left to the
+     *  kernel when there are more. Unbound, Linux can leave two workers on one CPU while another
+     *  CPU idles for milliseconds (docs/architecture.md, "Where workers run"). A worker that
+     *  cannot be bound runs unbound: binding is a placement, never a reason to fail. */
+    int pin;
 } merino_config;
+
+#define MERINO_PIN_DEFAULT 0
+#define MERINO_PIN_AUTO 1
+#define MERINO_PIN_ON 2
+#define MERINO_PIN_OFF 3
 
 #define MERINO_MAX_WORKERS 1024
 #define MERINO_DEFAULT_TASK_STACK ((size_t)1 << 18)

@@ -794,10 +794,11 @@ static FILE *g_log;
 static void set_crash_line(void);
 
 /* The phase's pool: start with `workers`, or fail with merino's message. */
-static void start_pool(unsigned workers, size_t stack_tasks) {
+static void start_pool(unsigned workers, size_t stack_tasks, int pin) {
     merino_config cfg = {0};
     cfg.workers = workers;
     cfg.stack_tasks = stack_tasks;
+    cfg.pin = pin;
     EXPECT(merino_start(&cfg) == 0, "merino_start(workers=%u, stack_tasks=%zu) failed: %s", workers, stack_tasks,
            merino_last_error());
     EXPECT(merino_workers() == workers, "merino_workers() = %u, want %u", merino_workers(), workers);
@@ -828,13 +829,17 @@ static void run_round(const options *o, int round) {
     uint64_t s = mix(g_base_seed, (uint64_t)round + 1);
     unsigned workers = 1 + below(&s, o->max_workers);
     size_t stack_tasks = below(&s, 4) == 0 ? 4096 + below(&s, 60000) : 0;
+    /* Worker binding (auto, on, off), from its own hash: the rest of the round stays as it was
+     * for the same seed before binding existed. */
+    static const char *const pin_names[4] = {"", "auto", "on", "off"};
+    int pin = MERINO_PIN_AUTO + (int)(mix(g_base_seed ^ 0x70696eULL, (uint64_t)round + 1) % 3);
     int n_items = 1 + (int)below(&s, 8);
     int items[8];
     for (int i = 0; i < n_items; i++) items[i] = pick(&s, 0);
 
     /* The round's description: enough to see what it did; the seed and number replay it. */
-    int len = snprintf(g_round_desc, sizeof g_round_desc, "seed %llu workers %u stack_tasks %zu scale %.2g:",
-                       g_base_seed, workers, stack_tasks, o->scale);
+    int len = snprintf(g_round_desc, sizeof g_round_desc, "seed %llu workers %u stack_tasks %zu pin %s scale %.2g:",
+                       g_base_seed, workers, stack_tasks, pin_names[pin], o->scale);
     for (int i = 0; i < n_items && len < (int)sizeof g_round_desc - 20; i++)
         len += snprintf(g_round_desc + len, sizeof g_round_desc - (size_t)len, " %s", generators[items[i]].name);
     __atomic_store_n(&g_round, round, __ATOMIC_RELAXED);
@@ -854,7 +859,7 @@ static void run_round(const options *o, int round) {
     g_busy = busy_choices[below(&s, 4)];
     uint64_t tasks_before = __atomic_load_n(&g_tasks, __ATOMIC_RELAXED);
     double t0 = check_now();
-    start_pool(workers, stack_tasks);
+    start_pool(workers, stack_tasks, pin);
     for (int i = 0; i < n_items; i++) {
         const generator *g = &generators[items[i]];
         g_uses[items[i]]++;
@@ -872,7 +877,7 @@ static void run_round(const options *o, int round) {
             g_busy = busy_choices[below(&s, 4)];
             tasks_before = __atomic_load_n(&g_tasks, __ATOMIC_RELAXED);
             t0 = check_now();
-            start_pool(workers, stack_tasks);
+            start_pool(workers, stack_tasks, pin);
             continue;
         }
         gen_ctx c = {next(&s), o->scale, workers, 0, &expect_acc, &expect_v0};

@@ -1,5 +1,5 @@
-/* Bad settings and fatal misuse, each in a child process: a malformed MERINO_WORKERS or
- * MERINO_TASK_STACK, an out-of-range cfg.workers, a task stack overflow, MERINO_RUN before
+/* Bad settings and fatal misuse, each in a child process: a malformed MERINO_WORKERS,
+ * MERINO_TASK_STACK or MERINO_PIN, an out-of-range cfg.workers or cfg.pin, a task stack overflow, MERINO_RUN before
  * merino_start. Each must end the way the API promises, with one clear message. */
 #define _GNU_SOURCE 1
 #include "check.h"
@@ -45,10 +45,20 @@ static int run_child(const char *name) {
         cfg.workers = 5000;
         return start_and_report(&cfg);
     }
+    if (strcmp(name, "start_pin_7") == 0) {
+        merino_config cfg = {0};
+        cfg.pin = 7;
+        return start_and_report(&cfg);
+    }
     if (strcmp(name, "overflow_cfg") == 0 || strcmp(name, "overflow_env") == 0) {
         merino_config cfg = {0};
         cfg.workers = 2;
-        if (strcmp(name, "overflow_cfg") == 0) cfg.stack_tasks = 1024;
+        if (strcmp(name, "start_pin_7") == 0) {
+        merino_config cfg = {0};
+        cfg.pin = 7;
+        return start_and_report(&cfg);
+    }
+    if (strcmp(name, "overflow_cfg") == 0) cfg.stack_tasks = 1024;
         if (merino_start(&cfg) != 0) return START_FAILED;
         int64_t r = MERINO_RUN(deep, 10 * 1000 * 1000);
         fprintf(stderr, "deep returned %lld\n", (long long)r);
@@ -81,6 +91,27 @@ static void expect_bad_workers(const char *value) {
     const char *needles[] = {"MERINO_WORKERS", NULL};
     check_one_line(&c, needles, 1, MERINO_MAX_WORKERS);
     printf("MERINO_WORKERS='%s': %s", value, c.err);
+    check_child_free(&c);
+}
+
+/* merino_start(NULL) with MERINO_PIN=value: starts 2 workers and computes fib if `valid`, else
+ * returns -1 after one line that names MERINO_PIN and the accepted values. */
+static void expect_pin_env(const char *value, int valid) {
+    char setting[64];
+    snprintf(setting, sizeof setting, "MERINO_PIN=%s", value);
+    const char *env[] = {setting, "MERINO_WORKERS=2", "-MERINO_TASK_STACK", NULL};
+    check_set_context("child start_null with %s", setting);
+    check_child c = check_run_child("start_null", env, 30);
+    if (valid) {
+        CHECK_CHILD(c, c.exited && c.code == START_OK);
+        CHECK_STR_CONTAINS(c.err, "workers=2 fib=610\n");
+    } else {
+        CHECK_CHILD(c, c.exited && c.code == START_FAILED);
+        CHECK_CHILD(c, check_count_lines(c.err) == 1);
+        const char *needles[] = {"MERINO_PIN", "auto", "on", "off", NULL};
+        for (const char *const *n = needles; *n; n++) CHECK_CHILD(c, strstr(c.err, *n) != NULL);
+        printf("MERINO_PIN='%s': %s", value, c.err);
+    }
     check_child_free(&c);
 }
 
@@ -133,6 +164,27 @@ int main(int argc, char **argv) {
         const char *needles[] = {"workers", NULL};
         check_one_line(&c, needles, 1, MERINO_MAX_WORKERS);
         printf("cfg.workers=5000: %s", c.err);
+        check_child_free(&c);
+    }
+
+    /* MERINO_PIN: values it must reject (the line names the variable and every accepted value),
+     * and the ones it must accept. */
+    static const char *const bad_pin[] = {"maybe", "", "2", "ON"};
+    for (size_t i = 0; i < sizeof bad_pin / sizeof bad_pin[0]; i++) expect_pin_env(bad_pin[i], 0);
+    static const char *const good_pin[] = {"auto", "on", "off", "1", "0"};
+    for (size_t i = 0; i < sizeof good_pin / sizeof good_pin[0]; i++) expect_pin_env(good_pin[i], 1);
+
+    /* cfg.pin that is none of the constants, whatever the environment says. */
+    {
+        const char *env[] = {"MERINO_PIN=on", "MERINO_WORKERS=2", "-MERINO_TASK_STACK", NULL};
+        check_set_context("child start_pin_7");
+        check_child c = check_run_child("start_pin_7", env, 30);
+        CHECK_CHILD(c, c.exited && c.code == START_FAILED);
+        CHECK_CHILD(c, check_count_lines(c.err) == 1);
+        const char *needles[] = {"merino_config.pin", "MERINO_PIN_AUTO", "MERINO_PIN_ON", "MERINO_PIN_OFF", NULL};
+        for (const char *const *n = needles; *n; n++) CHECK_CHILD(c, strstr(c.err, *n) != NULL);
+        CHECK_CHILD(c, check_has_number(c.err, 7));
+        printf("cfg.pin=7: %s", c.err);
         check_child_free(&c);
     }
 

@@ -12,7 +12,8 @@
  *            the fastest is T_S — the conservative choice: T_S / T_2 can only come out lower;
  *   T_1      merino with one worker, pinned to the same CPU right after each serial run; the
  *            round's T_1 / T_S is the sum of the T_1 over the sum of the T_S on those CPUs;
- *   T_2      merino with two workers, not pinned (as a user runs it);
+ *   T_2      merino with two workers, as a user runs it: the default configuration, which binds
+ *            them one per CPU (merino_config.pin, auto);
  *   ceiling  the same stress trees run by two threads pinned one per CPU that share each tree's
  *            leaves through one counter (guided self-scheduling: each takes a quarter of what is
  *            left, at least one leaf), with a barrier between trees: no tasks, no stealing — what

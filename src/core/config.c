@@ -1,7 +1,6 @@
 /* config.c — the pool's settings from merino_config and the environment, and merino's error
  * reporting. Every rejected setting gives one line naming the setting, the accepted range and how
  * to fix it. */
-#define _GNU_SOURCE
 #include "internal.h"
 
 #include <errno.h>
@@ -49,17 +48,47 @@ static bool mrn_parse_count(const char *text, unsigned long long lo, unsigned lo
     return true;
 }
 
-static unsigned mrn_affinity_cpus(void) {
-    cpu_set_t set;
-    if (sched_getaffinity(0, sizeof set, &set) != 0) return 1;
-    int n = CPU_COUNT(&set);
-    if (n < 1) return 1;
-    return n > MERINO_MAX_WORKERS ? MERINO_MAX_WORKERS : (unsigned)n;
+/* The calling thread's affinity mask and the number of CPUs in it. If it cannot be read, the
+ * CPU this thread runs on stands for it (one CPU: the default is then one worker). */
+static void mrn_read_affinity(mrn_settings *out) {
+    CPU_ZERO(&out->cpus);
+    if (sched_getaffinity(0, sizeof out->cpus, &out->cpus) != 0 || CPU_COUNT(&out->cpus) < 1) {
+        int c = sched_getcpu();
+        CPU_ZERO(&out->cpus);
+        CPU_SET(c >= 0 && c < CPU_SETSIZE ? c : 0, &out->cpus);
+    }
+    out->ncpus = (unsigned)CPU_COUNT(&out->cpus);
 }
 
-int mrn_resolve_config(const merino_config *cfg, unsigned *workers, size_t *stack_tasks) {
+/* merino_config.pin, else MERINO_PIN, else auto; -1 on a bad value (reported). */
+static int mrn_resolve_pin(const merino_config *cfg) {
+    if (cfg && cfg->pin != MERINO_PIN_DEFAULT) {
+        if (cfg->pin == MERINO_PIN_AUTO || cfg->pin == MERINO_PIN_ON || cfg->pin == MERINO_PIN_OFF)
+            return cfg->pin;
+        mrn_error("merino_config.pin = %d is not valid: use MERINO_PIN_AUTO, MERINO_PIN_ON or "
+                  "MERINO_PIN_OFF, or 0 for the MERINO_PIN environment variable (default auto)",
+                  cfg->pin);
+        return -1;
+    }
+    const char *env = getenv("MERINO_PIN");
+    if (env == NULL || strcmp(env, "auto") == 0) return MERINO_PIN_AUTO;
+    if (strcmp(env, "on") == 0 || strcmp(env, "1") == 0) return MERINO_PIN_ON;
+    if (strcmp(env, "off") == 0 || strcmp(env, "0") == 0) return MERINO_PIN_OFF;
+    mrn_error("MERINO_PIN='%.40s' is not valid: set it to auto (bind each worker to a CPU when "
+              "there are no more workers than CPUs), on (always bind) or off (never), or unset "
+              "it for auto",
+              env);
+    return -1;
+}
+
+int mrn_resolve_config(const merino_config *cfg, mrn_settings *out) {
     unsigned long long v;
     const char *env;
+    unsigned *workers = &out->workers;
+    size_t *stack_tasks = &out->stack_tasks;
+
+    mrn_read_affinity(out);
+    unsigned cpus = out->ncpus > MERINO_MAX_WORKERS ? MERINO_MAX_WORKERS : out->ncpus;
 
     if (cfg && cfg->workers) {
         if (cfg->workers > MERINO_MAX_WORKERS) {
@@ -73,12 +102,12 @@ int mrn_resolve_config(const merino_config *cfg, unsigned *workers, size_t *stac
         if (!mrn_parse_count(env, 1, MERINO_MAX_WORKERS, &v)) {
             mrn_error("MERINO_WORKERS='%.40s' is not a valid worker count: set it to a whole "
                       "number from 1 to %d, or unset it to use the %u CPUs this process may run on",
-                      env, MERINO_MAX_WORKERS, mrn_affinity_cpus());
+                      env, MERINO_MAX_WORKERS, cpus);
             return -1;
         }
         *workers = (unsigned)v;
     } else {
-        *workers = mrn_affinity_cpus();
+        *workers = cpus;
     }
 
     if (cfg && cfg->stack_tasks) {
@@ -103,5 +132,8 @@ int mrn_resolve_config(const merino_config *cfg, unsigned *workers, size_t *stac
         *stack_tasks = MERINO_DEFAULT_TASK_STACK;
     }
 
+    int pin = mrn_resolve_pin(cfg);
+    if (pin < 0) return -1;
+    out->pin = pin == MERINO_PIN_ON || (pin == MERINO_PIN_AUTO && *workers <= out->ncpus);
     return 0;
 }

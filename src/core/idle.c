@@ -1,6 +1,5 @@
 /* idle.c — what a worker does when it has no task of its own: take a submitted root task, steal,
  * and back off — spin briefly, then yield, then sleep until work is submitted again. */
-#define _GNU_SOURCE
 #include "internal.h"
 
 #include <limits.h>
@@ -110,6 +109,7 @@ static void mrn_backoff(unsigned *fails) {
 
 void *mrn_worker_main(void *arg) {
     mrn_worker *w = arg;
+    mrn_place_worker(w); /* first, so that its task stack's pages are first touched on its CPU */
     merino__self = &w->pub;
     /* relaxed: no thief reads them before the release store of ready below */
     __atomic_store_n(&merino__limit, (uintptr_t)w->pub.end, __ATOMIC_RELAXED);

@@ -3,6 +3,10 @@
 #ifndef MERINO_CORE_INTERNAL_H
 #define MERINO_CORE_INTERNAL_H
 
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* cpu_set_t (sched.h), pthread_setaffinity_np */
+#endif
+
 #define MERINO__BUILDING 1 /* merino.h: the runtime reads its thread-local words with the builtin */
 #include "merino.h"
 
@@ -19,6 +23,12 @@
  * other threads (more workers than cores, or other programs) run; sleeping frees the processor. */
 #define MRN_IDLE_SPINS 64
 #define MRN_IDLE_YIELDS 256
+
+/* MERINO_RUN from a thread that is not a worker spins this many pauses (about 5 us here) for a
+ * short task to finish before it sleeps on a futex. It was 2000 (about 50 us): long enough, with
+ * as many workers as CPUs, for the spinning caller to keep a worker off its CPU at the start of
+ * every run (stress trees ran one worker short for their first 50 us). */
+#define MRN_SUBMIT_SPINS 200
 
 /* Public mode (steal.c): after a thief's request, an owner spawns public until it has inlined
  * this many public tasks with no request in between. Larger keeps long-leaf work (stress with
@@ -58,10 +68,22 @@ typedef struct mrn_job {
     uint32_t waiting; /* atomic: the submitter sleeps on done */
 } mrn_job;
 
+/* The pool's settings, resolved from merino_config and the environment (config.c). */
+typedef struct mrn_settings {
+    unsigned workers;
+    size_t stack_tasks;
+    bool pin;        /* bind worker i to the (i mod ncpus)-th CPU of cpus (place.c) */
+    cpu_set_t cpus;  /* the affinity mask of the thread that called merino_start */
+    unsigned ncpus;  /* CPUs in it, at least 1 */
+} mrn_settings;
+
 typedef struct mrn_pool {
     mrn_worker **workers;
     unsigned count;
     size_t stack_tasks;
+    bool pin;       /* as in mrn_settings; read by each worker as it starts */
+    unsigned ncpus;
+    cpu_set_t cpus;
 
     _Alignas(MRN_CACHE_LINE) mrn_job *jobs; /* atomic: Treiber stack of submitted root tasks */
     _Alignas(MRN_CACHE_LINE) uint32_t active; /* atomic: root tasks submitted and not finished */
@@ -88,8 +110,11 @@ void mrn_futex_wait(uint32_t *word, uint32_t expected);
 void mrn_futex_wake(uint32_t *word, int count);
 void mrn_cpu_relax(void);
 
+/* place.c */
+void mrn_place_worker(const mrn_worker *w);
+
 /* config.c */
-int mrn_resolve_config(const merino_config *cfg, unsigned *workers, size_t *stack_tasks);
+int mrn_resolve_config(const merino_config *cfg, mrn_settings *out);
 void mrn_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 __attribute__((noreturn, format(printf, 1, 2))) void mrn_fatal(const char *fmt, ...);
 

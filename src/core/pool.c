@@ -1,5 +1,4 @@
 /* pool.c — starting and stopping the workers, and MERINO_RUN from threads that are not workers. */
-#define _GNU_SOURCE
 #include "internal.h"
 
 #include <stdlib.h>
@@ -108,8 +107,9 @@ void merino__run_root(merino_task *t, merino__wrap_fn wrap) {
     while (!__atomic_compare_exchange_n(&p->jobs, &old, &job, true, __ATOMIC_RELEASE, __ATOMIC_RELAXED));
     mrn_wake_all();
 
-    /* Wait: spin briefly (short tasks), then sleep on the futex. done: 0 running, 2 we sleep, 1 done. */
-    for (unsigned i = 0; i < 2000; i++) {
+    /* Wait: spin briefly (short tasks), then sleep on the futex. done: 0 running, 2 we sleep, 1 done.
+     * Briefly: with as many workers as CPUs, this thread spinning takes a CPU from a worker. */
+    for (unsigned i = 0; i < MRN_SUBMIT_SPINS; i++) {
         /* acquire: pairs with the worker's release exchange: the result */
         if (__atomic_load_n(&job.done, __ATOMIC_ACQUIRE) == 1) return;
         mrn_cpu_relax();
@@ -210,8 +210,7 @@ int merino_start(const merino_config *cfg) {
                   "one of its workers");
         return -1;
     }
-    unsigned n;
-    size_t stack_tasks;
+    mrn_settings set;
     pthread_once(&mrn_atfork_once, mrn_register_atfork);
     pthread_mutex_lock(&mrn_lifecycle);
     if (__atomic_load_n(&mrn_running, __ATOMIC_RELAXED)) {
@@ -219,14 +218,19 @@ int merino_start(const merino_config *cfg) {
         mrn_error("merino_start called while merino is already running: call merino_stop() first");
         return -1;
     }
-    if (mrn_resolve_config(cfg, &n, &stack_tasks) != 0) {
+    if (mrn_resolve_config(cfg, &set) != 0) {
         pthread_mutex_unlock(&mrn_lifecycle);
         return -1;
     }
+    unsigned n = set.workers;
+    size_t stack_tasks = set.stack_tasks;
     mrn_pool *p = &mrn_the_pool;
     memset(p, 0, sizeof *p);
     p->count = n;
     p->stack_tasks = stack_tasks;
+    p->pin = set.pin;
+    p->cpus = set.cpus;
+    p->ncpus = set.ncpus;
     p->workers = calloc(n, sizeof *p->workers);
     if (!p->workers) goto out_of_memory;
     for (unsigned i = 0; i < n; i++)
