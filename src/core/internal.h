@@ -33,10 +33,11 @@
 /* Public mode (steal.c): after a thief's request, an owner spawns public until it has inlined
  * this many public tasks with no request in between. Larger keeps long-leaf work (stress with
  * L = 4096) balanced between workers of unequal speed; smaller keeps fine-grained work cheaper
- * (each public task costs an exchange at its join). Measured in one process, rounds interleaved
- * (docs/architecture.md, "Why public mode"): 8 gains half as much on stress trees of 8 leaves,
- * 16 and 32 are alike, 64 costs stress with L = 256. */
-#define MRN_PUBLIC_RUN 16
+ * (each public task costs an exchange at its join). Measured with workers bound to CPUs, per-tree
+ * medians of interleaved runs (docs/architecture.md, "Why public mode"): against 16, 8 is 0.8%
+ * (vCPUs at equal speed) to 3.7% (unequal) faster on stress 7/256 and alike on 3/4096 and fib;
+ * 4 gains a little more on 7/256 and starts to cost 3/4096; 32 costs 7/256 4.7%. */
+#define MRN_PUBLIC_RUN 8
 
 /* A worker: the inline-visible part first (its own cache line), then what thieves read, then what
  * only the owner touches. */

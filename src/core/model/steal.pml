@@ -31,7 +31,7 @@
  *   ONE_WRAPPER         every task has the same wrapper (as in fib): the ABA case is likeliest
  *   N=4                 task descriptors per worker (overflow is an assertion)
  *   K=2                 public tasks inlined in a row before the owner privatizes (spec), or
- *                       leaves public mode (IMPL: MRN_PUBLIC_RUN, 16 in the C code)
+ *                       leaves public mode (IMPL: MRN_PUBLIC_RUN, 8 in the C code)
  *   INIT_SPLIT=0..N     spec: initial split of every worker (0: all private, N: all public)
  *   SAFETY_ONLY         leave out the efficiency invariants (which say that requests can be
  *                       served), to tell safety bugs from efficiency bugs
