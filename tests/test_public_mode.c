@@ -4,7 +4,9 @@
  *    idle are both taken while their owner runs a long stretch with no spawn and no join (with
  *    publication only at spawns and joins, the second one would wait for the owner's join);
  *  - after inlining many public tasks that nobody took, an owner spawns private again: when the
- *    only other worker is busy, every worker that went public has gone private again.
+ *    only other worker is busy, every worker that went public has gone private again;
+ *  - unless those public tasks are long (MRN_PUBLIC_LONG_NS, 1 us): an owner that inlines 20-us
+ *    public tasks stays public however many it inlines, and leaves as soon as they are short.
  * Each waits with a bound (PATIENCE seconds) only so that a broken runtime ends the test. */
 #define _GNU_SOURCE 1
 #include "check.h"
@@ -79,6 +81,40 @@ MERINO_TASK_1(int, privatize_when_nobody_asks, merino_stats *, st) {
     return held_on;
 }
 
+/* A public task that takes 20 us (fifty times MRN_PUBLIC_LONG_NS): an owner that runs these
+ * between its spawns and joins would keep a thief waiting that long if it spawned private. */
+MERINO_VOID_TASK_0(long_leaf) {
+    double until = check_now() + 20e-6;
+    while (check_now() < until) {}
+}
+
+/* Two workers. The other one, idle, asks: we go public (serving the request at a spawn) and it
+ * takes `hold`, which keeps it busy, so nobody asks again. Meanwhile and after, we spawn and join
+ * long_leaf, each public (we are in public mode) and inlined: 3 * 8 of them after `hold` started,
+ * three times the run after which public mode would end. Fills *long_st with the counters then,
+ * *short_st after fib(16) (short tasks), and returns where hold ran (+1). */
+MERINO_TASK_2(int, stay_public_while_long, merino_stats *, long_st, merino_stats *, short_st) {
+    __atomic_store_n(&g_hold_started, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&g_hold_release, 0, __ATOMIC_RELAXED);
+    MERINO_SPAWN(hold);
+    double until = check_now() + PATIENCE;
+    while (!__atomic_load_n(&g_hold_started, __ATOMIC_ACQUIRE) && check_now() < until) {
+        MERINO_SPAWN(long_leaf); /* serves the request */
+        MERINO_JOIN(long_leaf);
+    }
+    int held_on = __atomic_load_n(&g_hold_started, __ATOMIC_ACQUIRE);
+    for (int i = 0; i < 3 * 8; i++) {
+        MERINO_SPAWN(long_leaf);
+        MERINO_JOIN(long_leaf);
+    }
+    merino_stats_get(long_st);
+    if (MERINO_CALL(fib, 16) != 987) return -1;
+    merino_stats_get(short_st);
+    __atomic_store_n(&g_hold_release, 1, __ATOMIC_RELEASE);
+    MERINO_JOIN(hold);
+    return held_on;
+}
+
 static void start(unsigned workers) {
     merino_config cfg = {0};
     cfg.workers = workers;
@@ -132,5 +168,25 @@ int main(void) {
         CHECK_EQ_INT(merino_stop(), 0);
     }
     printf("2 workers: public mode ends when nobody asks, 5 times\n");
+
+    /* ... but not while the public tasks it inlines are long. */
+    for (int iter = 0; iter < 3; iter++) {
+        start(2);
+        merino_stats at_long = {0}, at_short = {0};
+        int held_on = MERINO_RUN(stay_public_while_long, &at_long, &at_short);
+        CHECK_MSG(held_on > 0, "iteration %d: the other worker did not take `hold` within %.0f s (or fib "
+                               "was wrong: %d)", iter, PATIENCE, held_on);
+        CHECK_MSG(at_long.publishes >= 1, "iteration %d: `hold` was taken without a publication", iter);
+        CHECK_MSG(at_long.privatizations == 0,
+                  "iteration %d: public mode ended %llu times while its owner inlined 20-us public "
+                  "tasks: it must stay public while they are long", iter,
+                  (unsigned long long)at_long.privatizations);
+        CHECK_MSG(at_short.privatizations == at_short.publishes,
+                  "iteration %d: %llu times public, %llu times private again: with nobody asking, "
+                  "fib(16)'s short joins must end public mode", iter,
+                  (unsigned long long)at_short.publishes, (unsigned long long)at_short.privatizations);
+        CHECK_EQ_INT(merino_stop(), 0);
+    }
+    printf("2 workers: public mode stays while its tasks are long, ends when they are short, 3 times\n");
     return 0;
 }

@@ -6,6 +6,7 @@
 #include <linux/futex.h>
 #include <sched.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 void mrn_cpu_relax(void) {
@@ -14,6 +15,13 @@ void mrn_cpu_relax(void) {
 #elif defined(__aarch64__)
     __asm__ __volatile__("yield");
 #endif
+}
+
+/* Monotonic nanoseconds (a vDSO call, about 20 ns): read twice per public-mode run (steal.c). */
+uint64_t mrn_clock_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
 void mrn_futex_wait(uint32_t *word, uint32_t expected) {

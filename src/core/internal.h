@@ -39,6 +39,15 @@
  * 4 gains a little more on 7/256 and starts to cost 3/4096; 32 costs 7/256 4.7%. */
 #define MRN_PUBLIC_RUN 8
 
+/* ... unless the last of those public tasks took longer than this (the time between the owner's
+ * last two public joins): then the owner's spawns and joins are far apart, a request made while
+ * it spawns private would wait about that long, and an exchange per task costs nothing next to
+ * such tasks, so it stays public for another MRN_PUBLIC_RUN. Short-task work (stress 7/256) still
+ * leaves public mode after 8; long-leaf work (3/4096) no longer drops back to private between
+ * trees and has a thief wait a whole leaf (docs/architecture.md, "Why public mode"). */
+#define MRN_PUBLIC_LONG_NS 1000
+_Static_assert(MRN_PUBLIC_RUN >= 2, "public mode times its last two public joins");
+
 /* A worker: the inline-visible part first (its own cache line), then what thieves read, then what
  * only the owner touches. */
 typedef struct mrn_worker {
@@ -52,6 +61,7 @@ typedef struct mrn_worker {
     _Alignas(MRN_CACHE_LINE) merino_task *private_from; /* see steal.c: the owner's split */
     unsigned index;
     unsigned public_left; /* public mode: public tasks to inline before spawning private again */
+    uint64_t public_mark; /* public mode: when the last public task of the run began (ns) */
     uint64_t steals, leapfrogs, publishes, privatizations; /* merino__count; merino_stats_get */
     uint64_t rng;
     size_t map_bytes; /* the mapping that holds the stack */
@@ -110,6 +120,7 @@ void mrn_wake_all(void);
 void mrn_futex_wait(uint32_t *word, uint32_t expected);
 void mrn_futex_wake(uint32_t *word, int count);
 void mrn_cpu_relax(void);
+uint64_t mrn_clock_ns(void);
 
 /* place.c */
 void mrn_place_worker(const mrn_worker *w);

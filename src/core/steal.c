@@ -76,9 +76,10 @@ bool mrn_steal(mrn_worker *self, mrn_worker *victim, merino_task *top) {
  * (a thief found no public task at our bottom, or took the last one) does more than publish what
  * we hold: from then on every spawn is public (limit stays 0, so each takes merino__spawn_slow),
  * until we have inlined MRN_PUBLIC_RUN public tasks with no request in between — Wool's rule,
- * "make tasks private again after inlining many public ones". While thieves keep asking, the
- * tasks they want are already public when they look; when they stop, the cost is MRN_PUBLIC_RUN
- * exchange joins. In public mode nothing is private: private_from == top. */
+ * "make tasks private again after inlining many public ones" — unless the last of them was long
+ * (mrn_public_inlined). While thieves keep asking, the tasks they want are already public when
+ * they look; when they stop, the cost is MRN_PUBLIC_RUN exchange joins. In public mode nothing is
+ * private: private_from == top. */
 
 /* Sets the owner's boundary; the store may overwrite a request, which its thief then makes again
  * when it next finds no public task at bot. */
@@ -126,6 +127,23 @@ void merino__spawn_slow(merino_task *t, uintptr_t state) {
 
 /* ---- owner: the public join ------------------------------------------------------------------------ */
 
+/* In public mode, a public task came back untouched. After MRN_PUBLIC_RUN of them with no request
+ * in between, spawn private again — unless the last one took longer than MRN_PUBLIC_LONG_NS:
+ * then stay public for another run (see internal.h). The clock is read at the last two joins of
+ * a run only. */
+static void mrn_public_inlined(mrn_worker *w) {
+    if (w->public_left == 2) w->public_mark = mrn_clock_ns();
+    if (w->public_left == 1 && mrn_clock_ns() - w->public_mark > MRN_PUBLIC_LONG_NS) {
+        w->public_left = MRN_PUBLIC_RUN;
+        return;
+    }
+    if (--w->public_left == 0) {
+        /* relaxed: no data; a request that lands on this store is lost, and made again */
+        __atomic_store_n(&merino__limit, (uintptr_t)w->pub.end, __ATOMIC_RELAXED);
+        merino__count(&w->privatizations);
+    }
+}
+
 /* Joins t with a thief that took it: until its state is DONE, steal only from that thief — work
  * that the stolen task spawned — so the wait does useful work and the stack stays bounded. */
 static void mrn_leapfrog(mrn_worker *w, merino_task *t, unsigned thief) {
@@ -169,12 +187,7 @@ int merino__join_public(merino_task *t) {
     mrn_set_split(w, t);
     for (;;) {
         if (MERINO__LIKELY(s >= MERINO__TASK_MIN)) { /* not stolen: run it here */
-            if (w->public_left != 0 && --w->public_left == 0) {
-                /* Enough public tasks came back untouched: spawn private again. relaxed: no
-                 * data; a request that lands on this store is lost, and made again */
-                __atomic_store_n(&merino__limit, (uintptr_t)w->pub.end, __ATOMIC_RELAXED);
-                merino__count(&w->privatizations);
-            }
+            if (w->public_left != 0) mrn_public_inlined(w);
             return 1;
         }
         if (s != MERINO__EMPTY) break;                       /* STOLEN(i) or DONE */

@@ -19,8 +19,9 @@
  *             below t is published; while in public mode every spawn takes the slow path and
  *             publishes itself (private_from = split = t + 1); a join that takes the exchange
  *             brings `private_from` (and with it `split`) down to t, and each public task it
- *             inlines counts public_left down: at 0 the owner leaves public mode (limit = end);
- *             a pending request seen at a public spawn or join renews public_left;
+ *             inlines counts public_left down: at 0 the owner leaves public mode (limit = end),
+ *             unless the last one was long (a time the model abstracts into a choice), which
+ *             renews public_left; so does a pending request seen at a public spawn or join;
  *             leapfrogging runs with split at t + 1.
  *             -DIMPL -DALL_PUBLIC: MERINO_ALL_PUBLIC (every spawn public, every join exchanges).
  *
@@ -518,11 +519,14 @@ proctype Worker(byte w) {
     :: cont == K_JXCHG -> cont = 0; pc = P_J2                                    \
     :: else -> PUBLISH_BELOW()                                                   \
     fi
-    /* the join holds its task (not stolen): if in public mode, count it; at 0 leave it */
+    /* the join holds its task (not stolen): if in public mode, count it; at 0 leave it -- or,
+     * if the last public task was long (mrn_public_inlined: time, which the model does not
+     * have), renew the run instead: either may happen at the last count */
 #define JOIN_INLINE()                                                            \
     if                                                                           \
     :: pleft > 1 -> pleft--; PUSH(F_INLINE, c, t, 0, 0)                          \
     :: pleft == 1 -> pleft = 0; pc = P_PRIVZ                                     \
+    :: pleft == 1 -> HIT(24); pleft = K; PUSH(F_INLINE, c, t, 0, 0)              \
     :: pleft == 0 -> PUSH(F_INLINE, c, t, 0, 0)                                  \
     fi
 #else
