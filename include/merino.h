@@ -67,10 +67,11 @@ typedef struct merino_config {
     /** Whether each worker thread is bound to one CPU: worker i to the i-th CPU of the affinity
      *  mask of the thread that calls merino_start (round robin when there are more workers than
      *  CPUs). MERINO_PIN_DEFAULT (0): the MERINO_PIN environment variable ("auto", "on" or "off")
-     *  if set, else MERINO_PIN_AUTO — bound when there are no more workers than CPUs, left to the
-     *  kernel when there are more. Unbound, Linux can leave two workers on one CPU while another
-     *  CPU idles for milliseconds (docs/architecture.md, "Where workers run"). A worker that
-     *  cannot be bound runs unbound: binding is a placement, never a reason to fail. */
+     *  if set, else MERINO_PIN_AUTO — bound when there are at least 2 workers and no more than
+     *  CPUs; a single worker, or more workers than CPUs, are left to the kernel. Unbound, Linux
+     *  can leave two workers on one CPU while another CPU idles for milliseconds
+     *  (docs/architecture.md, "Where workers run"). A worker that cannot be bound runs unbound:
+     *  binding is a placement, never a reason to fail. */
     int pin;
 } merino_config;
 

@@ -75,8 +75,8 @@ static int mrn_resolve_pin(const merino_config *cfg) {
     if (strcmp(env, "on") == 0 || strcmp(env, "1") == 0) return MERINO_PIN_ON;
     if (strcmp(env, "off") == 0 || strcmp(env, "0") == 0) return MERINO_PIN_OFF;
     mrn_error("MERINO_PIN='%.40s' is not valid: set it to auto (bind each worker to a CPU when "
-              "there are no more workers than CPUs), on (always bind) or off (never), or unset "
-              "it for auto",
+              "there are 2 or more workers and no more than CPUs), on (always bind) or off "
+              "(never), or unset it for auto",
               env);
     return -1;
 }
@@ -134,6 +134,9 @@ int mrn_resolve_config(const merino_config *cfg, mrn_settings *out) {
 
     int pin = mrn_resolve_pin(cfg);
     if (pin < 0) return -1;
-    out->pin = pin == MERINO_PIN_ON || (pin == MERINO_PIN_AUTO && *workers <= out->ncpus);
+    /* auto: binding keeps workers from stacking on one CPU (place.c); a single worker has no other
+     * worker to stack with, and more workers than CPUs must share them anyway */
+    out->pin = pin == MERINO_PIN_ON ||
+               (pin == MERINO_PIN_AUTO && *workers >= 2 && *workers <= out->ncpus);
     return 0;
 }
