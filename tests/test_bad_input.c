@@ -1,6 +1,6 @@
 /* Bad settings and fatal misuse, each in a child process: a malformed MERINO_WORKERS,
- * MERINO_TASK_STACK or MERINO_PIN, an out-of-range cfg.workers or cfg.pin, a task stack overflow, MERINO_RUN before
- * merino_start. Each must end the way the API promises, with one clear message. */
+ * MERINO_TASK_STACK or MERINO_PIN, an out-of-range cfg.workers or cfg.pin, a task stack overflow,
+ * MERINO_RUN before merino_start. Each must end the way the API promises, with one clear message. */
 #define _GNU_SOURCE 1
 #include "check.h"
 
@@ -53,12 +53,7 @@ static int run_child(const char *name) {
     if (strcmp(name, "overflow_cfg") == 0 || strcmp(name, "overflow_env") == 0) {
         merino_config cfg = {0};
         cfg.workers = 2;
-        if (strcmp(name, "start_pin_7") == 0) {
-        merino_config cfg = {0};
-        cfg.pin = 7;
-        return start_and_report(&cfg);
-    }
-    if (strcmp(name, "overflow_cfg") == 0) cfg.stack_tasks = 1024;
+        if (strcmp(name, "overflow_cfg") == 0) cfg.stack_tasks = 1024;
         if (merino_start(&cfg) != 0) return START_FAILED;
         int64_t r = MERINO_RUN(deep, 10 * 1000 * 1000);
         fprintf(stderr, "deep returned %lld\n", (long long)r);
