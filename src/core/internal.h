@@ -60,6 +60,7 @@ typedef struct mrn_worker {
     /* Owner only. */
     _Alignas(MRN_CACHE_LINE) merino_task *private_from; /* see steal.c: the owner's split */
     unsigned index;
+    int cpu;              /* the CPU this worker's thread binds itself to (place.c), or -1 */
     unsigned public_left; /* public mode: public tasks to inline before spawning private again */
     uint64_t public_mark; /* public mode: when the last public task of the run began (ns) */
     uint64_t steals, leapfrogs, publishes, privatizations; /* merino__count; merino_stats_get */
@@ -83,7 +84,7 @@ typedef struct mrn_job {
 typedef struct mrn_settings {
     unsigned workers;
     size_t stack_tasks;
-    bool pin;        /* bind worker i to the (i mod ncpus)-th CPU of cpus (place.c) */
+    bool pin;        /* bind worker i to the (i mod ncpus)-th CPU of cpus (mrn_worker_cpu) */
     cpu_set_t cpus;  /* the affinity mask of the thread that called merino_start */
     unsigned ncpus;  /* CPUs in it, at least 1 */
 } mrn_settings;
@@ -92,9 +93,6 @@ typedef struct mrn_pool {
     mrn_worker **workers;
     unsigned count;
     size_t stack_tasks;
-    bool pin;       /* as in mrn_settings; read by each worker as it starts */
-    unsigned ncpus;
-    cpu_set_t cpus;
 
     _Alignas(MRN_CACHE_LINE) mrn_job *jobs; /* atomic: Treiber stack of submitted root tasks */
     _Alignas(MRN_CACHE_LINE) uint32_t active; /* atomic: root tasks submitted and not finished */
@@ -123,6 +121,7 @@ void mrn_cpu_relax(void);
 uint64_t mrn_clock_ns(void);
 
 /* place.c */
+int mrn_worker_cpu(const mrn_settings *set, unsigned index);
 void mrn_place_worker(const mrn_worker *w);
 
 /* config.c */

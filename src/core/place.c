@@ -9,19 +9,23 @@
  * could have stolen runs on the busy one instead (docs/architecture.md, "Where workers run"). */
 #include "internal.h"
 
-/* Binds the calling worker thread to its CPU when the pool binds workers; otherwise, or if the
- * kernel refuses (the CPU left the process's cpuset since merino_start), it stays unbound: a
- * placement, never a reason to fail. */
+/* The CPU worker `index` binds to: the (index mod ncpus)-th CPU of the caller's mask, in order
+ * (round robin), or -1 when the pool does not bind its workers. */
+int mrn_worker_cpu(const mrn_settings *set, unsigned index) {
+    if (!set->pin) return -1;
+    unsigned k = index % set->ncpus;
+    for (int c = 0; c < CPU_SETSIZE; c++)
+        if (CPU_ISSET(c, &set->cpus) && k-- == 0) return c;
+    return -1; /* not reached: ncpus counts the CPUs of the mask */
+}
+
+/* Binds the calling worker thread to its CPU, if it has one; if the kernel refuses (the CPU left
+ * the process's cpuset since merino_start), it stays unbound: a placement, never a reason to
+ * fail. */
 void mrn_place_worker(const mrn_worker *w) {
-    const mrn_pool *p = &mrn_the_pool;
-    if (!p->pin) return;
-    unsigned k = w->index % p->ncpus; /* round robin over the CPUs of the mask, in order */
-    for (int c = 0; c < CPU_SETSIZE; c++) {
-        if (!CPU_ISSET(c, &p->cpus) || k-- != 0) continue;
-        cpu_set_t one;
-        CPU_ZERO(&one);
-        CPU_SET(c, &one);
-        (void)pthread_setaffinity_np(pthread_self(), sizeof one, &one);
-        return;
-    }
+    if (w->cpu < 0) return;
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    CPU_SET(w->cpu, &one);
+    (void)pthread_setaffinity_np(pthread_self(), sizeof one, &one);
 }

@@ -156,6 +156,7 @@ static mrn_worker *mrn_new_worker(unsigned index, size_t stack_tasks) {
     w->private_from = base; /* everything private until a thief asks */
     w->bot = base;
     w->index = index;
+    w->cpu = -1; /* unbound unless merino_start says otherwise; private stacks are not threads */
     w->rng = 0x9E3779B97F4A7C15ull * (index + 1) | 1;
     return w;
 }
@@ -228,13 +229,12 @@ int merino_start(const merino_config *cfg) {
     memset(p, 0, sizeof *p);
     p->count = n;
     p->stack_tasks = stack_tasks;
-    p->pin = set.pin;
-    p->cpus = set.cpus;
-    p->ncpus = set.ncpus;
     p->workers = calloc(n, sizeof *p->workers);
     if (!p->workers) goto out_of_memory;
-    for (unsigned i = 0; i < n; i++)
+    for (unsigned i = 0; i < n; i++) {
         if (!(p->workers[i] = mrn_new_worker(i, stack_tasks))) goto out_of_memory;
+        p->workers[i]->cpu = mrn_worker_cpu(&set, i);
+    }
 
     /* Worker threads get a C stack to match the task stack: each nesting level of tasks also
      * nests C frames, and the task stack must be the one that overflows first, with a message. */
