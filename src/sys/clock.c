@@ -1,0 +1,10 @@
+/* clock.c — monotonic time. */
+#include "sys.h"
+
+#include <time.h>
+
+uint64_t mrn_clock_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}

@@ -1,0 +1,116 @@
+/* cpus.c — the CPUs this process may use: its affinity mask and its cgroup's CPU quota. */
+#include "sys.h"
+
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* A taskset-style hexadecimal mask ("ff,ffffffff") added into *set. */
+static void mrn_add_hex_mask(const char *text, cpu_set_t *set) {
+    size_t len = strcspn(text, "\n");
+    int cpu = 0;
+    for (size_t i = len; i-- > 0;) {
+        char c = text[i];
+        if (c == ',') continue;
+        int v = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+        if (v < 0) return;
+        for (int b = 0; b < 4; b++, cpu++)
+            if ((v >> b & 1) && cpu < CPU_SETSIZE) CPU_SET(cpu, set);
+    }
+}
+
+/* The union of the masks of the process's threads (/proc/self/task/<tid>/status, Cpus_allowed):
+ * the calling thread may have been bound to one CPU (OMP_PROC_BIND binds the master thread), and
+ * the process may still use them all. */
+static bool mrn_process_mask(cpu_set_t *set) {
+    CPU_ZERO(set);
+    DIR *d = opendir("/proc/self/task");
+    if (!d) return false;
+    struct dirent *e;
+    char path[64], line[512];
+    while ((e = readdir(d)) != NULL) {
+        if (e->d_name[0] < '0' || e->d_name[0] > '9') continue;
+        snprintf(path, sizeof path, "/proc/self/task/%.20s/status", e->d_name);
+        FILE *f = fopen(path, "r");
+        if (!f) continue; /* the thread has exited */
+        while (fgets(line, sizeof line, f))
+            if (strncmp(line, "Cpus_allowed:", 13) == 0) mrn_add_hex_mask(line + 13 + strspn(line + 13, " \t"), set);
+        fclose(f);
+    }
+    closedir(d);
+    return CPU_COUNT(set) > 0;
+}
+
+/* The first line of a file, or false. */
+static bool mrn_read_line(const char *path, char *buf, size_t size) {
+    FILE *f = fopen(path, "r");
+    if (!f) return false;
+    bool ok = fgets(buf, (int)size, f) != NULL;
+    fclose(f);
+    return ok;
+}
+
+/* CPUs allowed by quota/period, rounded up; 0 for no quota. */
+static unsigned mrn_quota_cpus(long long quota, long long period) {
+    if (quota <= 0 || period <= 0) return 0;
+    long long n = (quota + period - 1) / period;
+    return n > 0 && n < 1 << 20 ? (unsigned)n : 0;
+}
+
+/* The quota of the process's cgroup: v2 cpu.max ("max 100000" or "200000 100000"), else v1
+ * cpu.cfs_quota_us / cpu.cfs_period_us; the cgroup's path comes from /proc/self/cgroup. */
+static unsigned mrn_cgroup_quota(void) {
+    const char *root = getenv("MERINO_CGROUP_ROOT");
+    if (!root || !*root) root = "/sys/fs/cgroup";
+    const char *self = getenv("MERINO_CGROUP_SELF"); /* tests: stands for /proc/self/cgroup */
+    FILE *f = fopen(self && *self ? self : "/proc/self/cgroup", "r");
+    if (!f) return 0;
+    char line[1024], path[1536], buf[128];
+    unsigned quota = 0;
+    bool found = false;
+    while (!found && fgets(line, sizeof line, f)) {
+        line[strcspn(line, "\n")] = '\0';
+        char *ctrl = strchr(line, ':'), *rel = ctrl ? strchr(ctrl + 1, ':') : NULL;
+        if (!rel) continue;
+        *rel++ = '\0';
+        ctrl++;
+        long long q, p;
+        if (strcmp(line, "0") == 0 && *ctrl == '\0') { /* v2: 0::/path */
+            snprintf(path, sizeof path, "%s%s/cpu.max", root, rel);
+            char max[32];
+            if (mrn_read_line(path, buf, sizeof buf) && sscanf(buf, "%31s %lld", max, &p) == 2) {
+                found = true;
+                if (strcmp(max, "max") != 0) quota = mrn_quota_cpus(atoll(max), p);
+            }
+        } else if (strstr(ctrl, "cpu") && (strcmp(ctrl, "cpu") == 0 || strstr(ctrl, "cpu,") || strstr(ctrl, ",cpu"))) {
+            /* v1: N:cpu,cpuacct:/path, mounted at <root>/cpu,cpuacct or <root>/cpu */
+            const char *dirs[] = {ctrl, "cpu", "cpu,cpuacct"};
+            for (int i = 0; i < 3 && !found; i++) {
+                snprintf(path, sizeof path, "%s/%s%s/cpu.cfs_quota_us", root, dirs[i], rel);
+                if (!mrn_read_line(path, buf, sizeof buf)) continue;
+                q = atoll(buf);
+                snprintf(path, sizeof path, "%s/%s%s/cpu.cfs_period_us", root, dirs[i], rel);
+                if (!mrn_read_line(path, buf, sizeof buf)) continue;
+                p = atoll(buf);
+                found = true;
+                quota = mrn_quota_cpus(q, p);
+            }
+        }
+    }
+    fclose(f);
+    return quota;
+}
+
+void mrn_read_cpu_budget(mrn_cpu_budget *out) {
+    if (!mrn_process_mask(&out->cpus) &&
+        (sched_getaffinity(0, sizeof out->cpus, &out->cpus) != 0 || CPU_COUNT(&out->cpus) < 1)) {
+        /* neither readable: the CPU this thread runs on stands for the mask */
+        int c = sched_getcpu();
+        CPU_ZERO(&out->cpus);
+        CPU_SET(c >= 0 && c < CPU_SETSIZE ? c : 0, &out->cpus);
+    }
+    out->ncpus = (unsigned)CPU_COUNT(&out->cpus);
+    out->quota = mrn_cgroup_quota();
+}

@@ -1,0 +1,78 @@
+/* sys.h — what every layer of merino needs from the operating system, and nothing else: futex
+ * wait and wake, a monotonic clock, the CPU's pause, error reporting, and the CPUs the process may
+ * use (affinity mask and cgroup quota). Calls nothing in merino; every other layer may call it.
+ * Internal: never included by users. */
+#ifndef MERINO_SYS_H
+#define MERINO_SYS_H
+
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* cpu_set_t, sched_getcpu */
+#endif
+
+#include <sched.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Library-internal functions are hidden from the shared library's symbol table anyway (the build
+ * uses -fvisibility=hidden); this marks the ones the public headers' inline code calls. */
+#define MRN_EXPORT __attribute__((visibility("default")))
+
+#define MRN_CACHE_LINE 64
+#define MRN_LIKELY(x) __builtin_expect(!!(x), 1)
+#define MRN_UNLIKELY(x) __builtin_expect(!!(x), 0)
+
+/* ---- waiting ------------------------------------------------------------------------------------ */
+
+/* One pause of a spin loop: lets the sibling hyperthread run and saves power. */
+static inline void mrn_cpu_relax(void) {
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ __volatile__("yield");
+#endif
+}
+
+/* Sleeps while *word == expected (returns at once otherwise; may return spuriously). */
+void mrn_futex_wait(uint32_t *word, uint32_t expected);
+/* As mrn_futex_wait, for at most timeout_ns nanoseconds. */
+void mrn_futex_wait_ns(uint32_t *word, uint32_t expected, uint64_t timeout_ns);
+/* Wakes up to count threads sleeping on word. */
+void mrn_futex_wake(uint32_t *word, int count);
+
+/* Monotonic nanoseconds (a vDSO call, about 20 ns). */
+uint64_t mrn_clock_ns(void);
+
+/* ---- errors ------------------------------------------------------------------------------------- */
+
+/* Reports one line, "merino: <message>": kept for merino_last_error() (per thread), passed to the
+ * handler set with merino_set_error_handler, else printed on stderr — unless the calling thread is
+ * quiet (mrn_error_quiet). */
+void mrn_error(const char *fmt, ...) __attribute__((format(printf, 1, 2), cold));
+void mrn_verror(const char *fmt, va_list ap) __attribute__((cold));
+/* Reports like mrn_error, always on stderr too, and aborts: for misuse the program cannot go on
+ * from (a task stack overflow, a join with no spawn). */
+__attribute__((noreturn, cold, format(printf, 1, 2))) void mrn_fatal(const char *fmt, ...);
+/* While set, this thread's errors are kept for merino_last_error() but neither printed nor passed
+ * to the handler: for callers that report them their own way (the C++ runtime throws). Returns
+ * the previous setting. */
+bool mrn_error_quiet(bool quiet);
+
+/* ---- the CPUs this process may use -------------------------------------------------------------- */
+
+typedef struct mrn_cpu_budget {
+    cpu_set_t cpus;  /* the process's affinity mask: the union of its threads' masks */
+    unsigned ncpus;  /* CPUs in it, at least 1 */
+    unsigned quota;  /* CPUs the cgroup quota allows (rounded up), or 0 when there is no quota */
+} mrn_cpu_budget;
+
+/* Reads the process's CPU budget. The cgroup file system is looked for under MERINO_CGROUP_ROOT
+ * if set (for tests), else /sys/fs/cgroup; a missing or unreadable file means no quota. */
+void mrn_read_cpu_budget(mrn_cpu_budget *out);
+/* The usable CPUs: the mask's count, capped by the quota. */
+static inline unsigned mrn_cpu_budget_count(const mrn_cpu_budget *b) {
+    return b->quota && b->quota < b->ncpus ? b->quota : b->ncpus;
+}
+
+#endif
