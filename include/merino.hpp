@@ -8,10 +8,15 @@
 // both have finished. A branch is any callable with no arguments; the cost of a fork_join whose g
 // is not stolen is a few stores and a compare — no heap allocation, no atomic read-modify-write.
 //
-// It is safe to call fork_join from any thread: from one that is not a worker it first enters the
-// pool (like merino::run) and waits. It needs a running pool (merino::runtime or merino_start).
+// It is safe to call fork_join from any thread and from any code: on a worker (whatever called
+// it — a C task body, a plain function, a lambda) g may run in parallel; from a thread that is not
+// a worker it first enters the pool like merino::run, starting a default pool if none runs.
 #ifndef MERINO_HPP
 #define MERINO_HPP
+
+#if !defined(__cplusplus) || __cplusplus < 201703L
+#error "merino.hpp requires C++17 or later: compile with -std=c++17 (CMake: the merino::merino target asks for it)"
+#endif
 
 #include "merino.h"
 
@@ -31,19 +36,27 @@ struct unit {
     friend constexpr bool operator!=(unit, unit) noexcept { return false; }
 };
 
-/// Starts merino's workers on construction and stops them on destruction. At most one runtime
-/// (or merino_start) at a time. Throws std::runtime_error with merino's message when the
-/// configuration is invalid (say, a malformed MERINO_WORKERS) or merino is already running.
+/// Starts merino's workers on construction and stops them on destruction. Optional: the first
+/// run or fork_join starts a default pool. At most one runtime (or merino_start) at a time.
+/// Throws std::runtime_error with merino's message when the configuration is invalid (say, a
+/// malformed MERINO_WORKERS) or merino is already running.
 class runtime {
 public:
     /// Default configuration: MERINO_WORKERS, else the CPUs this process may run on.
     runtime() : runtime(merino_config{}) {}
     /// workers workers (1..MERINO_MAX_WORKERS); 0 means the default.
     explicit runtime(unsigned workers) : runtime(make_config(workers)) {}
+    /// Throws with merino's message, which it does not print.
     explicit runtime(const merino_config &cfg) {
-        if (merino_start(&cfg) != 0) throw std::runtime_error(merino_last_error());
+        merino_config quiet = cfg;
+        quiet.quiet = 1;
+        if (merino_start(&quiet) != 0) throw std::runtime_error(merino_last_error());
     }
-    ~runtime() { merino_stop(); }
+    /// Stops the workers, unless they were stopped already or the destructor runs in a task
+    /// (exit() called from a task: the program ends with its tasks).
+    ~runtime() {
+        if (merino__self == nullptr && merino_workers() != 0) merino_stop();
+    }
     runtime(const runtime &) = delete;
     runtime &operator=(const runtime &) = delete;
 
@@ -88,17 +101,14 @@ template <class F> struct branch {
         }
     }
 
-    // What a thief (or a worker taking a root task) calls. top is already the worker's top.
-    MERINO__WRAP_ATTR static void wrap(merino_worker *w, merino_task *, merino_task *t) noexcept {
+    // What a thief (or a worker taking a root task) calls; merino__next is already top.
+    MERINO__WRAP_ATTR static void wrap(merino__task *, merino__task *t) noexcept {
         branch *b;
         std::memcpy(&b, t->payload, sizeof b);
-        int c_body = w->c_body;
-        w->c_body = 0; // C++ code: fork_join keeps w->top
         b->run();
-        w->c_body = c_body;
     }
 
-    void store_into(merino_task *t) noexcept {
+    void store_into(merino__task *t) noexcept {
         branch *self = this;
         std::memcpy(t->payload, &self, sizeof self);
     }
@@ -114,40 +124,20 @@ template <class F, class G>
 using fork_join_t = std::conditional_t<std::is_void_v<result_t<F>> && std::is_void_v<result_t<G>>, void,
                                        std::pair<stored_t<result_t<F>>, stored_t<result_t<G>>>>;
 
-// fork_join called while a C task body runs on this worker (directly or through plain functions):
-// the body keeps its top in a register, so there is no free descriptor to spawn into. Run the
-// branches one after the other, with the same results and exception rules.
-template <class F, class G> fork_join_t<F, G> one_after_other(F &f, G &g) {
-    std::optional<stored_t<result_t<F>>> a;
-    std::exception_ptr a_error;
-    try {
-        a.emplace(detail::call(f));
-    } catch (...) {
-        a_error = std::current_exception();
-    }
-    branch<G> b{&g};
-    b.run();
-    if (a_error) std::rethrow_exception(a_error);
-    if constexpr (std::is_void_v<result_t<F>> && std::is_void_v<result_t<G>>) {
-        b.take();
-    } else {
-        return fork_join_t<F, G>(std::move(*a), b.take());
-    }
-}
-
 template <class F, class G> detail::fork_join_t<F, G> fork_join_cold(F &f, G &g);
 
 } // namespace detail
 
-/// Runs f on the pool and returns its result (or rethrows its exception). From a thread that is
-/// not a worker it hands f to the pool and waits; on a worker it simply calls f.
+/// Runs f on the pool and returns its result (or rethrows its exception). On a worker it simply
+/// calls f (whose fork_joins may run in parallel); from another thread, that thread runs f with
+/// the pool's help, starting a default pool if none runs.
 template <class F> detail::result_t<F> run(F &&f) {
     using R = detail::result_t<F>;
     if (merino__self) return std::invoke(f);
     detail::branch<std::remove_reference_t<F>> b{&f};
-    merino_task t;
+    merino__task t;
     b.store_into(&t);
-    merino__run_root(&t, &decltype(b)::wrap);
+    merino__run_external(&t, &decltype(b)::wrap);
     if constexpr (std::is_void_v<R>) {
         b.take();
     } else {
@@ -160,22 +150,18 @@ template <class F> detail::result_t<F> run(F &&f) {
 /// void. f runs on the calling worker; g is offered to other workers and run here if nobody took
 /// it. If a branch throws, the exception is rethrown here after both branches have finished (the
 /// other branch is never abandoned, since both may borrow the caller's frame); if both throw,
-/// f's exception is rethrown and g's dropped. Called (directly or through plain functions) from
-/// the body of a C task (MERINO_TASK_n), where no descriptor is free to spawn into, it runs f then
-/// g on this worker.
+/// f's exception is rethrown and g's dropped.
 template <class F, class G> detail::fork_join_t<F, G> fork_join(F &&f, G &&g) {
     using RF = detail::result_t<F>;
     using RG = detail::result_t<G>;
-    merino_worker *w = merino__self;
-    if (MERINO__UNLIKELY(!w || w->c_body)) return detail::fork_join_cold(f, g);
+    merino__task *t = merino__next;
+    if (MERINO__UNLIKELY(t == nullptr)) return detail::fork_join_cold(f, g); // not on a worker
 
     // Spawn g into the next free descriptor, exactly as a C task's spawn does.
     using branch_t = detail::branch<std::remove_reference_t<G>>;
-    merino_task *t = w->top;
     branch_t b{&g};
     b.store_into(t);
-    merino__spawn_publish(t, (uintptr_t)&branch_t::wrap);
-    w->top = t + 1;
+    merino__spawn(t, MERINO__ADDR(&branch_t::wrap));
 
     std::optional<detail::stored_t<RF>> a;
     std::exception_ptr a_error;
@@ -185,8 +171,7 @@ template <class F, class G> detail::fork_join_t<F, G> fork_join(F &&f, G &&g) {
         a_error = std::current_exception(); // first wait for g: it may use our frame
     }
 
-    w->top = t;
-    if (merino__join_acquire(t, (uintptr_t)&branch_t::wrap)) b.run(); // not stolen: run g here
+    if (merino__join(t)) b.run(); // not stolen: run g here
     if (MERINO__UNLIKELY(a_error != nullptr)) std::rethrow_exception(a_error);
     if constexpr (std::is_void_v<RF> && std::is_void_v<RG>) {
         b.take();
@@ -197,12 +182,11 @@ template <class F, class G> detail::fork_join_t<F, G> fork_join(F &&f, G &&g) {
 
 namespace detail {
 
-// The rare cases of fork_join, out of line: the root task that run() hands to the pool needs a
-// 64-byte aligned descriptor in the frame, which inline would make every fork_join realign its
-// stack (and keep a frame pointer) on the fast path too.
+// fork_join on a thread that is not a worker, out of line: the root task that run() hands to the
+// pool needs an aligned descriptor in the frame, which inline would make every fork_join realign
+// its stack (and keep a frame pointer) on the fast path too.
 template <class F, class G> __attribute__((noinline, cold)) fork_join_t<F, G> fork_join_cold(F &f, G &g) {
-    if (!merino__self) return run([&] { return merino::fork_join(f, g); }); // not on a worker
-    return one_after_other(f, g); // under a C task body
+    return run([&] { return merino::fork_join(f, g); });
 }
 
 } // namespace detail

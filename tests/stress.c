@@ -329,12 +329,8 @@ static void busy(uint64_t node) {
     } while (0)
 
 /* Children are evaluated by the task `children`, which spawns the kind tasks below, which call
- * `children`: mutual recursion. merino.h has no forward declaration of a task, so this declares
- * the body of `children` as MERINO_TASK_2 defines it (merino.h, MERINO__TASK: NAME_merino_body
- * with the next free descriptor first), for MERINO_CALL(children, ...) in the kind
- * tasks. If merino.h changes that, this stops compiling. (Calling a plain function that does
- * MERINO_RUN would work too, but inside a C task body that runs on a private stack: not parallel.) */
-static uint64_t children_merino_body(merino_task *, uint64_t node, uint64_t h);
+ * `children`: mutual recursion, through a declaration (defined below with MERINO_TASK_IMPL_2). */
+MERINO_TASK_DECL_2(uint64_t, children, uint64_t, uint64_t);
 #define children_of(node, h) MERINO_CALL(children, node, h)
 
 MERINO_TASK_0(struct pt, t0) { return pt_of(0x70); }
@@ -442,7 +438,7 @@ static uint64_t run_in_helper(int kind, uint64_t cn, outs *o, int i) {
 
 /* Evaluates the children of node in the plan's order of operations; mixes their results into h in
  * child order. */
-MERINO_TASK_2(uint64_t, children, uint64_t, node, uint64_t, h) {
+MERINO_TASK_IMPL_2(uint64_t, children, uint64_t, node, uint64_t, h) {
     plan pl;
     make_plan(node, &pl);
     uint64_t res[6];

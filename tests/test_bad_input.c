@@ -60,9 +60,9 @@ static int run_child(const char *name) {
         return SURVIVED;
     }
     if (strcmp(name, "run_without_start") == 0) {
-        int r = MERINO_RUN(fib, 10);
+        int r = MERINO_RUN(fib, 10); /* starts a default pool, as on first use */
         fprintf(stderr, "MERINO_RUN returned %d\n", r);
-        return SURVIVED;
+        return r == 55 && merino_workers() > 0 ? START_OK : SURVIVED;
     }
     fprintf(stderr, "unknown child %s\n", name);
     return 3;
@@ -206,11 +206,18 @@ int main(int argc, char **argv) {
         expect_fatal("overflow_env", env_env, SIGABRT, needles, how);
     }
 
-    /* MERINO_RUN before merino_start. */
+    /* MERINO_RUN before merino_start starts a default pool; with a bad setting in the
+     * environment it cannot, and stops the program with the setting's message. */
     {
-        const char *needles[] = {"merino_start", NULL};
+        check_set_context("child run_without_start");
         const char *env[] = {"-MERINO_TASK_STACK", "-MERINO_WORKERS", NULL};
-        expect_fatal("run_without_start", env, 0, needles, NULL);
+        check_child c = check_run_child("run_without_start", env, 30);
+        CHECK_CHILD(c, c.exited && c.code == START_OK);
+        CHECK_STR_CONTAINS(c.err, "MERINO_RUN returned 55\n");
+        check_child_free(&c);
+        const char *needles[] = {"MERINO_RUN could not start", "MERINO_WORKERS='many'", NULL};
+        const char *bad_env[] = {"-MERINO_TASK_STACK", "MERINO_WORKERS=many", NULL};
+        expect_fatal("run_without_start", bad_env, SIGABRT, needles, NULL);
     }
     return 0;
 }

@@ -1,40 +1,15 @@
 /* config.c — the pool's settings from merino_config and the environment, and merino's error
  * reporting. Every rejected setting gives one line naming the setting, the accepted range and how
  * to fix it. */
-#include "internal.h"
+#include "core.h"
+
+#include <sys/resource.h>
 
 #include <errno.h>
 #include <sched.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static char mrn_last_error_text[512];
-
-const char *merino_last_error(void) { return mrn_last_error_text; }
-
-static void mrn_verror(const char *fmt, va_list ap) {
-    int n = snprintf(mrn_last_error_text, sizeof mrn_last_error_text, "merino: ");
-    vsnprintf(mrn_last_error_text + n, sizeof mrn_last_error_text - (size_t)n, fmt, ap);
-    fprintf(stderr, "%s\n", mrn_last_error_text);
-    fflush(stderr);
-}
-
-void mrn_error(const char *fmt, ...) {
-    va_list ap;
-    va_start(ap, fmt);
-    mrn_verror(fmt, ap);
-    va_end(ap);
-}
-
-void mrn_fatal(const char *fmt, ...) {
-    va_list ap;
-    va_start(ap, fmt);
-    mrn_verror(fmt, ap);
-    va_end(ap);
-    abort();
-}
 
 /* A whole decimal number in [lo, hi]; anything else (empty, signs, trailing text) is rejected. */
 static bool mrn_parse_count(const char *text, unsigned long long lo, unsigned long long hi,
@@ -48,16 +23,60 @@ static bool mrn_parse_count(const char *text, unsigned long long lo, unsigned lo
     return true;
 }
 
-/* The calling thread's affinity mask and the number of CPUs in it. If it cannot be read, the
- * CPU this thread runs on stands for it (one CPU: the default is then one worker). */
-static void mrn_read_affinity(mrn_settings *out) {
-    CPU_ZERO(&out->cpus);
-    if (sched_getaffinity(0, sizeof out->cpus, &out->cpus) != 0 || CPU_COUNT(&out->cpus) < 1) {
-        int c = sched_getcpu();
-        CPU_ZERO(&out->cpus);
-        CPU_SET(c >= 0 && c < CPU_SETSIZE ? c : 0, &out->cpus);
+/* A size in bytes with an optional K, M or G suffix (powers of 1024), in [lo, hi]. */
+static bool mrn_parse_bytes(const char *text, unsigned long long lo, unsigned long long hi,
+                            unsigned long long *out) {
+    if (text[0] < '0' || text[0] > '9') return false;
+    errno = 0;
+    char *end;
+    unsigned long long v = strtoull(text, &end, 10);
+    int shift = *end == 'K' || *end == 'k' ? 10 : *end == 'M' || *end == 'm' ? 20 : *end == 'G' || *end == 'g' ? 30 : 0;
+    if (shift) end++;
+    if (errno || *end != '\0' || v > (hi >> shift)) return false;
+    v <<= shift;
+    if (v < lo) return false;
+    *out = v;
+    return true;
+}
+
+#define MRN_MIN_C_STACK ((size_t)128 << 10)
+#define MRN_MAX_C_STACK ((size_t)64 << 30)
+
+/* The C stack of each pool thread: merino_config.c_stack_bytes, else MERINO_C_STACK, else the
+ * largest of 8 MiB, the process's stack limit (ulimit -s: a recursion that works on the main
+ * thread works in a task) and 256 bytes per task descriptor (each nesting level of tasks also
+ * nests C frames). */
+static int mrn_resolve_c_stack(const merino_config *cfg, mrn_settings *out) {
+    unsigned long long v;
+    const char *env;
+    if (cfg && cfg->c_stack_bytes) {
+        if (cfg->c_stack_bytes < MRN_MIN_C_STACK || cfg->c_stack_bytes > MRN_MAX_C_STACK) {
+            mrn_error("merino_config.c_stack_bytes = %zu is out of range: use %zu (128 KiB) to %zu "
+                      "(64 GiB) bytes per worker, or 0 for the default",
+                      cfg->c_stack_bytes, MRN_MIN_C_STACK, MRN_MAX_C_STACK);
+            return -1;
+        }
+        out->c_stack_bytes = cfg->c_stack_bytes;
+        return 0;
     }
-    out->ncpus = (unsigned)CPU_COUNT(&out->cpus);
+    if ((env = getenv("MERINO_C_STACK")) != NULL) {
+        if (!mrn_parse_bytes(env, MRN_MIN_C_STACK, MRN_MAX_C_STACK, &v)) {
+            mrn_error("MERINO_C_STACK='%.40s' is not a valid C stack size: set it to a number of "
+                      "bytes from 128K to 64G (suffixes K, M, G), or unset it for the default",
+                      env);
+            return -1;
+        }
+        out->c_stack_bytes = (size_t)v;
+        return 0;
+    }
+    size_t bytes = (size_t)8 << 20;
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_STACK, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur > bytes &&
+        rl.rlim_cur <= MRN_MAX_C_STACK)
+        bytes = (size_t)rl.rlim_cur;
+    if (out->stack_tasks * 256 > bytes) bytes = out->stack_tasks * 256;
+    out->c_stack_bytes = bytes;
+    return 0;
 }
 
 /* merino_config.pin, else MERINO_PIN, else auto; -1 on a bad value (reported). */
@@ -87,8 +106,9 @@ int mrn_resolve_config(const merino_config *cfg, mrn_settings *out) {
     unsigned *workers = &out->workers;
     size_t *stack_tasks = &out->stack_tasks;
 
-    mrn_read_affinity(out);
-    unsigned cpus = out->ncpus > MERINO_MAX_WORKERS ? MERINO_MAX_WORKERS : out->ncpus;
+    mrn_read_cpu_budget(&out->budget);
+    unsigned cpus = mrn_cpu_budget_count(&out->budget);
+    if (cpus > MERINO_MAX_WORKERS) cpus = MERINO_MAX_WORKERS;
 
     if (cfg && cfg->workers) {
         if (cfg->workers > MERINO_MAX_WORKERS) {
@@ -137,6 +157,6 @@ int mrn_resolve_config(const merino_config *cfg, mrn_settings *out) {
     /* auto: binding keeps workers from stacking on one CPU (place.c); a single worker has no other
      * worker to stack with, and more workers than CPUs must share them anyway */
     out->pin = pin == MERINO_PIN_ON ||
-               (pin == MERINO_PIN_AUTO && *workers >= 2 && *workers <= out->ncpus);
-    return 0;
+               (pin == MERINO_PIN_AUTO && *workers >= 2 && *workers <= out->budget.ncpus);
+    return mrn_resolve_c_stack(cfg, out);
 }

@@ -7,15 +7,15 @@
  * after a third thread, such as the one that called MERINO_RUN, ran there for a while — they can
  * stay stacked for milliseconds while the other CPU idles, and every task the yielding worker
  * could have stolen runs on the busy one instead (docs/architecture.md, "Where workers run"). */
-#include "internal.h"
+#include "core.h"
 
 /* The CPU worker `index` binds to: the (index mod ncpus)-th CPU of the caller's mask, in order
  * (round robin), or -1 when the pool does not bind its workers. */
 int mrn_worker_cpu(const mrn_settings *set, unsigned index) {
-    if (!set->pin) return -1;
-    unsigned k = index % set->ncpus;
+    if (!set->pin || index == 0) return -1; /* record 0 is the caller slot: the caller's thread */
+    unsigned k = index % set->budget.ncpus;
     for (int c = 0; c < CPU_SETSIZE; c++)
-        if (CPU_ISSET(c, &set->cpus) && k-- == 0) return c;
+        if (CPU_ISSET(c, &set->budget.cpus) && k-- == 0) return c;
     return -1; /* not reached: ncpus counts the CPUs of the mask */
 }
 

@@ -21,9 +21,17 @@ static void mrn_add_hex_mask(const char *text, cpu_set_t *set) {
     }
 }
 
+/* The main thread's mask when the library was loaded, before the program could narrow it. */
+static cpu_set_t mrn_mask_at_load;
+static bool mrn_have_mask_at_load;
+
+__attribute__((constructor)) static void mrn_snapshot_mask(void) {
+    mrn_have_mask_at_load = sched_getaffinity(0, sizeof mrn_mask_at_load, &mrn_mask_at_load) == 0;
+}
+
 /* The union of the masks of the process's threads (/proc/self/task/<tid>/status, Cpus_allowed):
  * the calling thread may have been bound to one CPU (OMP_PROC_BIND binds the master thread), and
- * the process may still use them all. */
+ * the process may still use them all; with the main thread's mask at load time. */
 static bool mrn_process_mask(cpu_set_t *set) {
     CPU_ZERO(set);
     DIR *d = opendir("/proc/self/task");
@@ -40,6 +48,7 @@ static bool mrn_process_mask(cpu_set_t *set) {
         fclose(f);
     }
     closedir(d);
+    if (mrn_have_mask_at_load) CPU_OR(set, set, &mrn_mask_at_load);
     return CPU_COUNT(set) > 0;
 }
 

@@ -1,0 +1,165 @@
+/* core.h — internal declarations of merino's core: the worker record, the pool, the work-source
+ * seam, and the functions the files of src/core share. Never included by users.
+ *
+ * Files and the direction of their calls (a file calls only files below it in this list):
+ *   pool.c     merino_start / merino_stop, start on first use, stop at exit, fork
+ *   worker.c   a pool thread: set-up, then the idle loop over the work sources
+ *   sources.c  the ordered list of work sources, and the two of the core (root jobs, task stacks)
+ *   enter.c    a thread that is not a worker runs a task: in the caller's slot, or handed over
+ *   owner.c    the owner's slow paths: publishing, public mode, the slow join, leapfrogging
+ *   thief.c    one steal attempt, and the request for public tasks
+ *   sleep.c    sleeping workers and waking them
+ *   stats.c    merino_stats_get / merino_stats_reset
+ *   config.c   settings from merino_config and the environment
+ *   place.c    binding worker threads to CPUs
+ *   state.c    the pool and the per-thread words (data only)
+ *   backoff.h  the one back-off policy every wait uses
+ * All of them may call src/sys. */
+#ifndef MERINO_CORE_H
+#define MERINO_CORE_H
+
+#include "sys/sys.h"
+
+#define MERINO__BUILDING 1 /* merino.h: the runtime reads its thread-local words with the builtin */
+#include "merino.h"
+
+#include <pthread.h>
+
+/* ---- tuning: each value with why ---------------------------------------------------------------- */
+
+/* Public mode (owner.c): after a thief's request, an owner spawns public until it has inlined this
+ * many public tasks with no request in between. Larger keeps long-leaf work balanced between
+ * workers of unequal speed; smaller keeps fine-grained work cheaper (each public task costs an
+ * exchange at its join). Measured in docs/architecture.md, "Why public mode". */
+#define MRN_PUBLIC_RUN 8
+/* ... unless the last of those public tasks took longer than this: then spawns and joins are far
+ * apart, a request made in private mode would wait about that long, and an exchange per task
+ * costs nothing next to such tasks, so the owner stays public for another MRN_PUBLIC_RUN. */
+#define MRN_PUBLIC_LONG_NS 1000
+_Static_assert(MRN_PUBLIC_RUN >= 2, "public mode times its last two public joins");
+
+/* ---- the worker record -------------------------------------------------------------------------- */
+
+/* A worker: a pool thread's, or the caller slot that threads outside the pool occupy while they
+ * run a task (enter.c). The inline-visible part first, then what thieves read, then what only the
+ * owner touches. */
+typedef struct mrn_worker {
+    merino__worker pub; /* base, end, spawns */
+
+    /* Read and written by thieves. bot is owned by whoever acquired the task it points to. */
+    _Alignas(MRN_CACHE_LINE) merino__task *bot; /* atomic */
+    uintptr_t *limit_p, *split_p; /* atomic: the occupying thread's merino__limit, merino__split */
+    uint32_t occupied; /* atomic: a thread runs on this record (always, for a pool thread) */
+    uint32_t visitors; /* atomic: thieves storing through limit_p / split_p (caller slot only) */
+
+    /* Owner only. */
+    _Alignas(MRN_CACHE_LINE) merino__task *private_from; /* the owner's split (owner.c) */
+    merino__task *floor;  /* where the running stolen or root task began: a join below it has no
+                             spawn to match (owner.c reports it) */
+    unsigned index;
+    int cpu;              /* the CPU a pool thread binds itself to (place.c), or -1 */
+    bool caller_slot;     /* occupied by threads that call in (enter.c), not a pool thread */
+    unsigned public_left; /* public mode: public tasks to inline before spawning private again */
+    uint64_t public_mark; /* public mode: when the last public task of the run began (ns) */
+    uint64_t steals, leapfrogs, publishes, privatizations; /* merino__count; stats.c */
+    uint64_t rng;
+    size_t map_bytes; /* the mapping that holds the task stack */
+    uint32_t ready;   /* atomic: a pool thread has set up its thread-local words */
+    pthread_t thread;
+} mrn_worker;
+
+static inline mrn_worker *mrn_self(void) { return (mrn_worker *)merino__self; }
+
+/* ---- the pool ----------------------------------------------------------------------------------- */
+
+/* A task handed to the pool by a thread that is not a worker and found the caller slot taken. */
+typedef struct mrn_job {
+    struct mrn_job *next;
+    merino__task *task;
+    merino__wrap_fn wrap;
+    uint32_t done; /* atomic futex word: 0 running, 2 the submitter sleeps, 1 finished */
+} mrn_job;
+
+/* The pool's settings, resolved from merino_config and the environment (config.c). */
+typedef struct mrn_settings {
+    unsigned workers;     /* worker records: the caller slot and workers - 1 pool threads */
+    size_t stack_tasks;
+    size_t c_stack_bytes; /* C stack of each pool thread */
+    bool pin;             /* bind pool thread i to the (i mod ncpus)-th CPU of the budget's mask */
+    mrn_cpu_budget budget;
+} mrn_settings;
+
+typedef struct mrn_pool {
+    mrn_worker **workers; /* [0]: the caller slot; [1..count-1]: pool threads */
+    unsigned count;
+    size_t stack_tasks;
+    size_t c_stack_bytes;
+
+    _Alignas(MRN_CACHE_LINE) mrn_job *jobs; /* atomic: Treiber stack of handed-over tasks */
+    _Alignas(MRN_CACHE_LINE) uint32_t active; /* atomic: tasks run from outside, not finished */
+    uint32_t epoch;    /* atomic futex word: bumped when work arrives or on stop */
+    uint32_t sleepers; /* atomic: workers asleep (or about to be) on epoch */
+    uint32_t stopping; /* atomic: pool threads leave their loop */
+    uint32_t left;     /* atomic: pool threads that have left their loop */
+    _Alignas(MRN_CACHE_LINE) uint32_t slot_taken; /* atomic futex word: the caller slot is in use */
+} mrn_pool;
+
+extern mrn_pool mrn_the_pool;
+extern uint32_t mrn_running;     /* atomic: 1 while a pool runs and takes new work */
+extern uint32_t mrn_fork_orphan; /* atomic: set in the child of a fork made from a task */
+__attribute__((noreturn, cold)) void mrn_orphan_wait(void);
+
+/* ---- work sources ------------------------------------------------------------------------------- */
+
+/* Where an idle worker looks for work, in order: the sources are asked one after the other, and the
+ * first that runs something wins. The core's are the handed-over root tasks and the other workers'
+ * task stacks; later layers (task objects, loops, MPI) add theirs with mrn_source_add. */
+typedef struct mrn_source {
+    const char *name;
+    /* Finds one piece of work for w, runs it and returns true; false when there is none. */
+    bool (*run_one)(mrn_worker *w);
+    /* Whether work may be waiting or about to appear (seq_cst reads): a worker that would sleep
+     * checks this after counting itself as a sleeper, and whoever makes such work available calls
+     * mrn_wake_all after publishing it. NULL: never holds a worker awake. */
+    bool (*pending)(void);
+} mrn_source;
+
+#define MRN_MAX_SOURCES 8
+/* Appends a source (at start-up of a layer, before it has work). Returns -1 when full. */
+int mrn_source_add(const mrn_source *s);
+/* One round over the sources for w: true when one of them ran something. */
+bool mrn_find_work(mrn_worker *w);
+/* Whether any source has work pending (see mrn_source.pending). */
+bool mrn_work_pending(void);
+void mrn_sources_init(void);
+
+/* ---- shared functions --------------------------------------------------------------------------- */
+
+/* thief.c */
+bool mrn_steal(mrn_worker *self, mrn_worker *victim, merino__task *top);
+mrn_worker *mrn_pick_victim(mrn_worker *self);
+
+/* enter.c */
+mrn_job *mrn_take_job(void);
+void mrn_run_job(mrn_worker *w, mrn_job *job);
+void mrn_enter_reset(void);
+
+/* worker.c */
+void *mrn_worker_main(void *arg);
+void mrn_bind_thread(mrn_worker *w);
+
+/* sleep.c */
+void mrn_wake_all(void);
+void mrn_sleep(void);
+
+/* place.c */
+int mrn_worker_cpu(const mrn_settings *set, unsigned index);
+void mrn_place_worker(const mrn_worker *w);
+
+/* config.c */
+int mrn_resolve_config(const merino_config *cfg, mrn_settings *out);
+
+/* pool.c */
+int mrn_start_default(void);
+
+#endif

@@ -1,0 +1,120 @@
+/* enter.c — a thread that is not a worker runs a task (MERINO_RUN, merino::run): it starts a
+ * default pool if none runs, then runs the task itself in the caller slot — worker record 0,
+ * which the pool keeps for threads that call in, as OpenMP's master thread is thread 0 of its
+ * team and a oneTBB external thread takes a slot in its arena — while the pool threads steal
+ * from it. Only when another thread holds the slot is the task handed to the pool threads, and
+ * the caller waits for it. */
+#include "core.h"
+
+#include "backoff.h"
+
+#include <stdio.h>
+
+void mrn_enter_public(mrn_worker *w); /* owner.c */
+void mrn_push_job(mrn_job *job);      /* jobs.c */
+
+/* ---- the caller slot ------------------------------------------------------------------------------ */
+
+/* slot_taken: 0 free, 1 taken, 2 taken and a thread waits for it (a pool of one worker only). */
+static bool mrn_try_take_slot(mrn_pool *p) {
+    uint32_t free_ = 0;
+    /* acquire: pairs with the last occupant's release: its stores to the record are ours now */
+    return __atomic_compare_exchange_n(&p->slot_taken, &free_, 1, false, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED);
+}
+
+static void mrn_release_slot(mrn_pool *p) {
+    /* release: our stores to the record, for the next occupant */
+    if (__atomic_exchange_n(&p->slot_taken, 0, __ATOMIC_RELEASE) == 2) mrn_futex_wake(&p->slot_taken, INT32_MAX);
+}
+
+/* With no pool thread to hand the task to: wait for the slot. */
+static void mrn_wait_for_slot(mrn_pool *p) {
+    for (;;) {
+        uint32_t seen = 0;
+        /* acquire: as mrn_try_take_slot; 2 keeps the wake-up for the other waiters */
+        if (__atomic_compare_exchange_n(&p->slot_taken, &seen, 2, false, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+            return;
+        /* relaxed: the futex word itself; the wait re-checks it */
+        if (seen == 2 || __atomic_compare_exchange_n(&p->slot_taken, &seen, 2, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+            mrn_futex_wait(&p->slot_taken, 2);
+    }
+}
+
+/* Runs the root task t in the caller slot w on this thread, which becomes a worker meanwhile. */
+static void mrn_run_in_slot(mrn_pool *p, mrn_worker *w, merino__task *t, merino__wrap_fn wrap) {
+    merino__self = &w->pub;
+    merino__next = w->pub.base;
+    w->private_from = w->floor = w->pub.base;
+    /* relaxed: this thread's own words; thieves reach them only after `occupied` below */
+    __atomic_store_n(&merino__split, (uintptr_t)w->pub.base, __ATOMIC_RELAXED);
+    __atomic_store_n(&merino__limit, (uintptr_t)w->pub.end, __ATOMIC_RELAXED);
+    w->public_left = 0;
+    /* The region's first spawns are public when other workers may be idle, so that they can be
+     * taken at once, not at our next spawn or join — a whole leaf later. */
+    if (p->count > 1) mrn_enter_public(w);
+    w->limit_p = &merino__limit;
+    w->split_p = &merino__split;
+    __atomic_store_n(&w->occupied, 1, __ATOMIC_RELEASE); /* release: the pointers above */
+    mrn_wake_all(); /* our tasks are there to steal */
+
+    wrap(w->pub.base, t);
+
+    /* seq_cst: pairs with the thieves' visitors increment and occupied load (thief.c): after
+     * this, no thief stores into this thread's words */
+    __atomic_store_n(&w->occupied, 0, __ATOMIC_SEQ_CST);
+    while (__atomic_load_n(&w->visitors, __ATOMIC_SEQ_CST) != 0) mrn_cpu_relax();
+    w->public_left = 0;
+    merino__self = NULL;
+    merino__next = NULL;
+}
+
+/* ---- handing over --------------------------------------------------------------------------------- */
+
+static void mrn_hand_over(merino__task *t, merino__wrap_fn wrap) {
+    mrn_job job = {.task = t, .wrap = wrap};
+    mrn_push_job(&job);
+    /* done: 0 running, 2 we sleep, 1 done */
+    mrn_backoff b = {0};
+    /* acquire: pairs with the worker's release exchange: the result */
+    while (__atomic_load_n(&job.done, __ATOMIC_ACQUIRE) != 1) {
+        if (mrn_backoff_wait(&b) != MRN_SLEEP_NOW) continue;
+        uint32_t expected = 0;
+        /* acquire on failure: the worker finished (done == 1) and its result is visible */
+        if (!__atomic_compare_exchange_n(&job.done, &expected, 2, false, __ATOMIC_ACQUIRE, __ATOMIC_ACQUIRE))
+            return;
+        while (__atomic_load_n(&job.done, __ATOMIC_ACQUIRE) != 1) mrn_futex_wait(&job.done, 2);
+        return;
+    }
+}
+
+/* ---- MERINO_RUN from outside the pool ------------------------------------------------------------- */
+
+void merino__run_external(merino__task *t, merino__wrap_fn wrap) {
+    mrn_pool *p = &mrn_the_pool;
+    for (;;) {
+        /* seq_cst: with merino_stop's store of mrn_running and its load of active: either we see
+         * the pool stopping, or stop sees us and waits */
+        __atomic_fetch_add(&p->active, 1, __ATOMIC_SEQ_CST);
+        if (MRN_LIKELY(__atomic_load_n(&mrn_running, __ATOMIC_SEQ_CST))) break;
+        __atomic_fetch_sub(&p->active, 1, __ATOMIC_SEQ_CST);
+        if (mrn_start_default() != 0) {
+            char why[512];
+            snprintf(why, sizeof why, "%s", merino_last_error());
+            mrn_fatal("MERINO_RUN could not start a pool of workers (%s): call merino_start with "
+                      "a configuration that works, and check its error",
+                      why);
+        }
+    }
+    if (mrn_try_take_slot(p)) {
+        mrn_run_in_slot(p, p->workers[0], t, wrap);
+        mrn_release_slot(p);
+    } else if (p->count > 1) {
+        mrn_hand_over(t, wrap);
+    } else {
+        mrn_wait_for_slot(p);
+        mrn_run_in_slot(p, p->workers[0], t, wrap);
+        mrn_release_slot(p);
+    }
+    /* release: the run is over, for merino_stop's acquire load */
+    __atomic_fetch_sub(&p->active, 1, __ATOMIC_RELEASE);
+}

@@ -1,0 +1,40 @@
+/* jobs.c — tasks handed to the pool by threads outside it that found the caller slot taken: a
+ * Treiber stack of jobs, each on its submitter's C stack, taken whole with one exchange (no ABA). */
+#include "core.h"
+
+void mrn_push_job(mrn_job *job) {
+    mrn_pool *p = &mrn_the_pool;
+    mrn_job *old = __atomic_load_n(&p->jobs, __ATOMIC_RELAXED);
+    do job->next = old; /* release: publishes the job and the task's arguments to the taker */
+    while (!__atomic_compare_exchange_n(&p->jobs, &old, job, true, __ATOMIC_RELEASE, __ATOMIC_RELAXED));
+    mrn_wake_all();
+}
+
+/* Takes one job, or NULL; the rest is pushed back. */
+mrn_job *mrn_take_job(void) {
+    mrn_pool *p = &mrn_the_pool;
+    if (__atomic_load_n(&p->jobs, __ATOMIC_RELAXED) == NULL) return NULL; /* a peek */
+    /* acquire: pairs with the submitter's release push: the job's task and arguments */
+    mrn_job *head = __atomic_exchange_n(&p->jobs, NULL, __ATOMIC_ACQUIRE);
+    if (head == NULL || head->next == NULL) return head;
+    mrn_job *rest = head->next, *last = rest;
+    while (last->next) last = last->next;
+    mrn_job *old = __atomic_load_n(&p->jobs, __ATOMIC_RELAXED);
+    do last->next = old; /* release below: the pushed jobs stay published to the next taker */
+    while (!__atomic_compare_exchange_n(&p->jobs, &old, rest, true, __ATOMIC_RELEASE, __ATOMIC_RELAXED));
+    mrn_wake_all(); /* the rest may find a sleeping worker */
+    return head;
+}
+
+/* Runs a job at the bottom of w's stack and tells its submitter. */
+void mrn_run_job(mrn_worker *w, mrn_job *job) {
+    merino__task *floor = w->floor;
+    w->floor = w->pub.base;
+    merino__next = w->pub.base;
+    job->wrap(w->pub.base, job->task);
+    w->floor = floor;
+    /* release: publishes the result; after this the job (on the submitter's stack) may be gone,
+     * so the only access left is the futex wake on its address, harmless if it is stale */
+    uint32_t old = __atomic_exchange_n(&job->done, 1, __ATOMIC_RELEASE);
+    if (old == 2) mrn_futex_wake(&job->done, 1);
+}

@@ -1,0 +1,11 @@
+/* state.c — the pool and the per-thread words, which every file of the core reads. Data only. */
+#include "core.h"
+
+MERINO_API __thread merino__worker *merino__self __attribute__((tls_model("initial-exec")));
+MERINO_API __thread merino__task *merino__next __attribute__((tls_model("initial-exec")));
+MERINO_API __thread uintptr_t merino__limit __attribute__((tls_model("initial-exec")));
+MERINO_API __thread uintptr_t merino__split __attribute__((tls_model("initial-exec")));
+
+mrn_pool mrn_the_pool;
+uint32_t mrn_running;
+uint32_t mrn_fork_orphan;

@@ -1,0 +1,97 @@
+/* thief.c — the thief's side of the direct task stack: one steal attempt from a victim's bottom
+ * task, and the request that makes a victim publish private tasks. The owner's side is owner.c;
+ * the protocol is described step by step in docs/architecture.md and modelled in
+ * src/core/model/steal.pml. */
+#include "core.h"
+
+static inline bool mrn_is_public(uintptr_t s) { return s >= MERINO__TASK_MIN && !(s & 1); }
+static inline bool mrn_is_private(uintptr_t s) { return s >= MERINO__TASK_MIN && (s & 1); }
+
+/* ---- one steal attempt -------------------------------------------------------------------------- */
+
+static void mrn_request_public(mrn_worker *victim);
+
+/* One steal attempt from victim's bottom task; on success runs it on self's stack at top. */
+bool mrn_steal(mrn_worker *self, mrn_worker *victim, merino__task *top) {
+    /* relaxed: whatever bot we read is validated after the CAS below */
+    merino__task *t = __atomic_load_n(&victim->bot, __ATOMIC_RELAXED);
+    uintptr_t s = __atomic_load_n(&t->state, __ATOMIC_RELAXED); /* a peek; the CAS decides */
+    if (!mrn_is_public(s)) {
+        /* Nothing to take at bot (a private task, or none yet): ask, so that the victim's next
+         * spawn or join makes work public for us. */
+        mrn_request_public(victim);
+        return false;
+    }
+    /* acquire: pairs with the release store that made the task public (spawn, publish or a
+     * restore), so the arguments are visible */
+    if (!__atomic_compare_exchange_n(&t->state, &s, MERINO__EMPTY, false, __ATOMIC_ACQUIRE,
+                                     __ATOMIC_RELAXED))
+        return false;
+    /* Re-check bot (ordered after the CAS by its acquire): if the owner joined this descriptor
+     * and spawned into it again meanwhile, tasks below may be unstolen, and taking this one would
+     * move bot past them. Back off: put the task back. */
+    if (__atomic_load_n(&victim->bot, __ATOMIC_RELAXED) != t) {
+        /* release: re-publishes the arguments to the next thief (a plain store would end the
+         * release sequence of the owner's spawn) */
+        __atomic_store_n(&t->state, s, __ATOMIC_RELEASE);
+        return false;
+    }
+    /* relaxed: tells the owner whom to leapfrog; no data attached */
+    __atomic_store_n(&t->state, MERINO__STOLEN(self->index), __ATOMIC_RELAXED);
+    /* relaxed: thieves validate bot themselves; the owner reads it after our DONE store */
+    __atomic_store_n(&victim->bot, t + 1, __ATOMIC_RELAXED);
+    /* Trip-wire: we took the highest public task; ask for more before the victim's public part
+     * runs dry. (t + 1 may be the sentinel past the end, which stays EMPTY.) */
+    if (mrn_is_private(__atomic_load_n(&t[1].state, __ATOMIC_RELAXED))) mrn_request_public(victim);
+
+    merino__count(&self->steals);
+    merino__task *floor = self->floor;
+    self->floor = top; /* a join below top has no spawn in the stolen task */
+    merino__next = top;
+    ((merino__wrap_fn)s)(top, t);
+    self->floor = floor;
+    /* release: publishes the result (and our bot store) to the joining owner */
+    __atomic_store_n(&t->state, MERINO__DONE, __ATOMIC_RELEASE);
+    return true;
+}
+
+/* A random other worker (xorshift64). */
+mrn_worker *mrn_pick_victim(mrn_worker *w) {
+    unsigned n = mrn_the_pool.count;
+    uint64_t x = w->rng;
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    w->rng = x;
+    unsigned v = (unsigned)(((x >> 32) * (n - 1)) >> 32); /* 0..n-2, then skip ourselves */
+    if (v >= w->index) v++;
+    return mrn_the_pool.workers[v];
+}
+
+/* ---- the request for public tasks --------------------------------------------------------------- */
+
+static void mrn_store_request(mrn_worker *victim) {
+    /* relaxed: hints with no data attached, which send the owner's next join and its next spawn
+     * to the slow path; loaded first so idle thieves do not keep writing the owner's hot line */
+    if (__atomic_load_n(victim->limit_p, __ATOMIC_RELAXED) != 0) {
+        __atomic_store_n(victim->split_p, UINTPTR_MAX, __ATOMIC_RELAXED);
+        __atomic_store_n(victim->limit_p, 0, __ATOMIC_RELAXED);
+    }
+}
+
+/* Asks the victim to make more of its tasks public: the owner sees it at its next spawn or join.
+ * The words are in the owner thread's own storage. A pool thread's stay until the pool stops;
+ * the caller slot's belong to whichever thread occupies it, which may leave and exit, so there
+ * the thief first counts itself a visitor and checks that the slot is occupied. */
+static void mrn_request_public(mrn_worker *victim) {
+    if (!victim->caller_slot) {
+        mrn_store_request(victim);
+        return;
+    }
+    /* seq_cst, with the occupant's store of occupied = 0 and its load of visitors (enter.c): either
+     * we see that it left, or it sees us and waits until we are done with its words; acquire (part
+     * of seq_cst) also makes the pointers it stored before occupied = 1 visible */
+    __atomic_fetch_add(&victim->visitors, 1, __ATOMIC_SEQ_CST);
+    if (__atomic_load_n(&victim->occupied, __ATOMIC_SEQ_CST)) mrn_store_request(victim);
+    __atomic_fetch_sub(&victim->visitors, 1, __ATOMIC_RELEASE); /* release: our stores are done */
+}
