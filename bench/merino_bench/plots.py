@@ -204,7 +204,11 @@ def plot_file(jsonl, install=True):
     """Draws the figures of a results file, here or in bench/.venv; returns their paths ([] when the
     plots are skipped, after one line saying why)."""
     if can_import_matplotlib():
-        return draw(jsonl)
+        try:
+            return draw(jsonl)
+        except Exception as e:  # noqa: BLE001 -- a figure that cannot be drawn must not end the run
+            log(f"plots failed: {e.__class__.__name__}: {e}")
+            return []
     python = pyenv.plot_python(install)
     if not python:
         return []
