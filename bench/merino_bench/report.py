@@ -212,7 +212,8 @@ def document(jsonl, meta, end, records, plots):
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(prog="bench/report.py", description="write docs/benchmarks.md from a results file of bench/run")
+    ap = argparse.ArgumentParser(prog="bench/report.py",
+                                 description="write docs/benchmarks.md from a results file of bench/run")
     ap.add_argument("results", nargs="?", help="a bench/results/<stamp>.jsonl (default: the newest headline run)")
     ap.add_argument("--out", default=os.path.join(ROOT, "docs", "benchmarks.md"))
     ap.add_argument("--img-dir", default=os.path.join(ROOT, "docs", "img"))
