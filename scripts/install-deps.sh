@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # Installs, on Debian or Ubuntu, what merino's build and tests need and is not there yet:
 # cmake, ninja, gcc/g++, make, pkg-config, spin (the Promela model checker) and python3.
-# With --bench, also the benchmark peers: oneTBB, clang with LLVM's OpenMP, matplotlib.
+# With --bench, also the benchmark peers: oneTBB, clang with LLVM's OpenMP, the jemalloc, mimalloc
+# and tcmalloc allocators, and python3-venv (bench/run makes bench/.venv for its plots).
 #
-#   scripts/install-deps.sh [--bench] [--verbose]
+#   scripts/install-deps.sh [--bench] [--verbose] [--print]
+#
+# --print: print the packages that are missing, on one line, and install nothing.
 #
 # Idempotent: prints nothing and installs nothing when everything is present. Runs apt-get as
 # root, or through sudo. Exits non-zero if something missing cannot be installed.
@@ -11,11 +14,13 @@ set -euo pipefail
 
 bench=0
 verbose=0
+print_only=0
 for arg in "$@"; do
     case "$arg" in
         --bench) bench=1 ;;
         -v | --verbose) verbose=1 ;;
-        -h | --help) sed -n '2,9s/^# \{0,1\}//p' "$0"; exit 0 ;;
+        --print) print_only=1 ;;
+        -h | --help) sed -n '2,12s/^# \{0,1\}//p' "$0"; exit 0 ;;
         *) echo "install-deps: unknown argument '$arg' (try --help)" >&2; exit 2 ;;
     esac
 done
@@ -48,7 +53,15 @@ if [ "$bench" = 1 ]; then
     need_pkg libtbb-dev
     need_pkg clang
     need_pkg libomp-dev
-    need_pkg python3-matplotlib
+    need_pkg libjemalloc-dev
+    need_pkg libmimalloc-dev
+    need_pkg libgoogle-perftools-dev
+    need_pkg python3-venv
+fi
+
+if [ "$print_only" = 1 ]; then
+    if [ "${#missing[@]}" -gt 0 ]; then echo "${missing[*]}"; fi
+    exit 0
 fi
 
 if [ "${#missing[@]}" -eq 0 ]; then

@@ -50,36 +50,6 @@
 
 #include <merino.h>
 
-/* ---- hashing and random numbers ------------------------------------------------------------------ */
-
-static uint64_t mix(uint64_t h, uint64_t v) {
-    h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
-    h ^= h >> 30;
-    h *= 0xbf58476d1ce4e5b9ull;
-    h ^= h >> 27;
-    h *= 0x94d049bb133111ebull;
-    return h ^ (h >> 31);
-}
-
-static uint64_t next(uint64_t *s) {
-    *s += 0x9e3779b97f4a7c15ull;
-    return mix(*s, 0x2545f4914f6cdd1dull);
-}
-
-static unsigned below(uint64_t *s, unsigned n) { return n ? (unsigned)(next(s) % n) : 0; }
-
-static uint64_t dbits(double d) {
-    uint64_t u;
-    memcpy(&u, &d, sizeof u);
-    return u;
-}
-
-static uint64_t fbits(float f) {
-    uint32_t u;
-    memcpy(&u, &f, sizeof u);
-    return u;
-}
-
 /* ---- the round being run (for messages), counters ------------------------------------------------ */
 
 static unsigned long long g_base_seed;
@@ -121,80 +91,12 @@ __attribute__((noreturn, format(printf, 1, 2))) static void fail(const char *fmt
         if (!(cond)) fail(__VA_ARGS__);                                                            \
     } while (0)
 
-/* ---- random task trees --------------------------------------------------------------------------- */
+/* ---- random task trees (tests/trees.h) ---------------------------------------------------------- */
 
-struct pt {
-    int32_t a;
-    double b;
-    uint16_t c;
-};
+#define TREES_FAIL fail
+#include "trees.h"
 
-static uint64_t hash_pt(struct pt p) { return mix(mix(mix(0x51, (uint32_t)p.a), dbits(p.b)), p.c); }
-/* Results made from a hash by exact conversions, so both evaluations agree bit for bit. */
-static struct pt pt_of(uint64_t h) {
-    struct pt p = {(int32_t)h, (double)(int32_t)(h >> 32) / 4.0, (uint16_t)(h >> 16)};
-    return p;
-}
-static double dbl_of(uint64_t h) { return (double)(h >> 11) / 1024.0; }
-
-/* Pointer arguments and results point into this table; a pointer hashes as its index and value. */
-#define TABLE 1024
-static uint64_t g_table[TABLE];
-static uint64_t ptr_hash(const uint64_t *p) {
-    ptrdiff_t i = p - g_table;
-    if (i < 0 || i >= TABLE) fail("a pointer result %p is not in the table", (const void *)p);
-    return mix((uint64_t)i, g_table[i]);
-}
-
-/* A node is (key << 20) | budget: the key chooses everything, the budget bounds the subtree. */
-#define BUDGET_BITS 20
-#define KEY_MASK ((1ull << (64 - BUDGET_BITS)) - 1)
-static uint64_t node_of(uint64_t key, unsigned budget) { return ((key & KEY_MASK) << BUDGET_BITS) | budget; }
-static unsigned budget_of(uint64_t node) { return (unsigned)(node & ((1u << BUDGET_BITS) - 1)); }
-
-enum kind { T0, T1, T2, T3, T4, T5, T6, V0, V1, V2, V3, V4, V5, V6, N_KINDS };
-
-/* Every argument value a child may be passed, made from its node. */
-typedef struct args {
-    struct pt p;
-    double x, d;
-    float f;
-    int32_t small, a32, b32;
-    int16_t s;
-    char c;
-    int8_t i8;
-    uint8_t u8a, u8b;
-    uint16_t e;
-    uint32_t y;
-    int64_t q, g;
-} args;
-
-static args args_of(uint64_t node) {
-    uint64_t s = node ^ 0xa5a5a5a5a5a5a5a5ull;
-    args a;
-    uint64_t r = next(&s);
-    a.p.a = (int32_t)r;
-    a.p.b = (double)(int32_t)(r >> 32) / 64.0;
-    a.p.c = (uint16_t)next(&s);
-    a.x = (double)(int32_t)next(&s) / 8.0;
-    a.d = (double)(int64_t)(next(&s) >> 12) * 0.25;
-    a.f = (float)(int16_t)next(&s) / 8.0f;
-    a.small = (int32_t)next(&s);
-    a.a32 = (int32_t)next(&s);
-    a.b32 = (int32_t)next(&s);
-    a.s = (int16_t)next(&s);
-    a.c = (char)(next(&s) & 0x7f);
-    a.i8 = (int8_t)next(&s);
-    a.u8a = (uint8_t)next(&s);
-    a.u8b = (uint8_t)next(&s);
-    a.e = (uint16_t)next(&s);
-    a.y = (uint32_t)next(&s);
-    a.q = (int64_t)next(&s);
-    a.g = (int64_t)next(&s);
-    return a;
-}
-
-static uint64_t *base_of(const args *a) { return &g_table[a->y % TABLE]; }
+static unsigned below(uint64_t *s, unsigned n) { return n ? (unsigned)(next(s) % n) : 0; }
 
 /* The hash a node of kind k starts from; its children's results are mixed into it. */
 static uint64_t start_hash(int kind, uint64_t node) {
@@ -203,60 +105,6 @@ static uint64_t start_hash(int kind, uint64_t node) {
     h = mix(h, dbits(a.x) ^ dbits(a.d) ^ fbits(a.f));
     h = mix(h, (uint32_t)a.small ^ ((uint64_t)(uint32_t)a.a32 << 32));
     return mix(h, (uint64_t)a.q ^ (uint64_t)a.g ^ a.y);
-}
-
-/* Operations on children: SPAWN and JOIN (LIFO), CALL, MERINO_RUN in the body, MERINO_RUN in a plain
- * function called from the body. */
-enum { OP_CALL, OP_SPAWN, OP_JOIN, OP_RUN, OP_HELPER };
-
-typedef struct plan {
-    int k; /* children */
-    int kind[6];
-    uint64_t node[6];
-    int nops;
-    unsigned char op[12]; /* OP_* << 4 | child; a JOIN names the child it must find on top */
-} plan;
-
-static int is_leaf_kind(int kind) { return kind == T0 || kind == V0; }
-
-static void make_plan(uint64_t node, plan *pl) {
-    uint64_t s = node;
-    unsigned avail = budget_of(node) - 1;
-    int k = (int)(next(&s) % 7);
-    if (avail >= 64 && k < 2) k = 2 + (int)(next(&s) % 5); /* do not waste a large budget */
-    if ((unsigned)k > avail) k = (int)avail;
-    pl->k = k;
-    unsigned left = avail;
-    for (int i = 0; i < k; i++) {
-        int kind = (int)(next(&s) % N_KINDS);
-        unsigned most = left - (unsigned)(k - 1 - i); /* leave one for each later child */
-        unsigned b = i == k - 1 ? most : 1 + (unsigned)(next(&s) % most);
-        if (is_leaf_kind(kind)) b = 1;
-        left -= b;
-        pl->kind[i] = kind;
-        pl->node[i] = node_of(mix(node >> BUDGET_BITS, (uint64_t)i + 1), b);
-    }
-    /* 0: spawn all, join all in reverse; 1: the same but CALL the last; 2, 3: random interleaving
-     * of spawns, calls, runs and LIFO joins. */
-    int pattern = (int)(next(&s) % 4), n = 0, sp = 0, stack[6];
-    for (int i = 0; i < k; i++) {
-        int op;
-        if (pattern == 0) op = OP_SPAWN;
-        else if (pattern == 1) op = i == k - 1 ? OP_CALL : OP_SPAWN;
-        else {
-            /* MERINO_RUN in a C task body (or a function it calls) runs on a private stack of its
-             * own: exercised, but rarer, so that trees stay parallel */
-            unsigned r = (unsigned)(next(&s) % 16);
-            op = r < 9 ? OP_SPAWN : r < 14 ? OP_CALL : r == 14 ? OP_RUN : OP_HELPER;
-        }
-        pl->op[n++] = (unsigned char)(op << 4 | i);
-        if (op == OP_SPAWN) stack[sp++] = i;
-        if (pattern >= 2 && sp > 0 && next(&s) % 2 == 0)
-            for (int pops = 1 + (int)(next(&s) % (uint64_t)sp); pops > 0; pops--)
-                pl->op[n++] = (unsigned char)(OP_JOIN << 4 | stack[--sp]);
-    }
-    while (sp > 0) pl->op[n++] = (unsigned char)(OP_JOIN << 4 | stack[--sp]);
-    pl->nops = n;
 }
 
 /* ---- the serial evaluation: the definition of a tree's results ------------------------------------- */
@@ -297,7 +145,7 @@ static uint64_t s_child(int kind, uint64_t node, sresult *sr) {
 
 static uint64_t s_children(uint64_t node, uint64_t h, sresult *sr) {
     plan pl;
-    make_plan(node, &pl);
+    make_plan(node, &pl, 1);
     for (int i = 0; i < pl.k; i++) h = mix(h, s_child(pl.kind[i], pl.node[i], sr));
     return h;
 }
@@ -406,41 +254,19 @@ MERINO_VOID_TASK_6(v6, uint64_t, node, struct pt, p, uint8_t, u8a, uint8_t, u8b,
     __atomic_fetch_add(&g_acc, children_of(node, start_hash(V6, node)), __ATOMIC_RELAXED);
 }
 
-/* Where a void child leaves its result: slots in the parent's frame. */
-typedef struct outs {
-    uint64_t u[6];
-    double d[6];
-    struct pt p[6];
-} outs;
-
 /* A plain C function that runs child i with MERINO_RUN (a call on this worker); its result hash. */
 static uint64_t run_in_helper(int kind, uint64_t cn, outs *o, int i) {
     args a = args_of(cn);
-    uint64_t *base = base_of(&a);
-    switch (kind) {
-    case T0: return hash_pt(MERINO_RUN(t0));
-    case T1: return (uint64_t)MERINO_RUN(t1, cn);
-    case T2: return dbits(MERINO_RUN(t2, cn, a.x));
-    case T3: return hash_pt(MERINO_RUN(t3, a.p, cn, a.small));
-    case T4: return ptr_hash(MERINO_RUN(t4, cn, base, a.s, a.c));
-    case T5: return (uint64_t)MERINO_RUN(t5, a.u8a, a.s, cn, a.f, a.p);
-    case T6: return MERINO_RUN(t6, cn, a.a32, a.b32, a.d, a.e, a.g);
-    case V0: MERINO_RUN(v0); return 0xf0;
-    case V1: MERINO_RUN(v1, cn); return 0xf1;
-    case V2: MERINO_RUN(v2, cn, &o->u[i]); return o->u[i];
-    case V3: MERINO_RUN(v3, a.p, cn, &o->d[i]); return dbits(o->d[i]);
-    case V4: MERINO_RUN(v4, cn, a.i8, &o->p[i], a.y); return hash_pt(o->p[i]);
-    case V5: MERINO_RUN(v5, cn, a.a32, a.q, a.e, a.d); return 0xf5;
-    case V6: MERINO_RUN(v6, cn, a.p, a.u8a, a.u8b, a.s, a.g); return 0xf6;
-    }
-    fail("bad kind %d", kind);
+    uint64_t res;
+    TREES_EVAL(MERINO_RUN, kind, cn, a, *o, i, res);
+    return res;
 }
 
 /* Evaluates the children of node in the plan's order of operations; mixes their results into h in
  * child order. */
 MERINO_TASK_IMPL_2(uint64_t, children, uint64_t, node, uint64_t, h) {
     plan pl;
-    make_plan(node, &pl);
+    make_plan(node, &pl, 1);
     uint64_t res[6];
     outs o;
     int stack[6], sp = 0;
@@ -448,80 +274,19 @@ MERINO_TASK_IMPL_2(uint64_t, children, uint64_t, node, uint64_t, h) {
         int op = pl.op[n] >> 4, i = pl.op[n] & 15;
         uint64_t cn = pl.node[i];
         args a = args_of(cn);
-        uint64_t *base = base_of(&a);
         if (op == OP_CALL) {
-            switch (pl.kind[i]) {
-            case T0: res[i] = hash_pt(MERINO_CALL(t0)); break;
-            case T1: res[i] = (uint64_t)MERINO_CALL(t1, cn); break;
-            case T2: res[i] = dbits(MERINO_CALL(t2, cn, a.x)); break;
-            case T3: res[i] = hash_pt(MERINO_CALL(t3, a.p, cn, a.small)); break;
-            case T4: res[i] = ptr_hash(MERINO_CALL(t4, cn, base, a.s, a.c)); break;
-            case T5: res[i] = (uint64_t)MERINO_CALL(t5, a.u8a, a.s, cn, a.f, a.p); break;
-            case T6: res[i] = MERINO_CALL(t6, cn, a.a32, a.b32, a.d, a.e, a.g); break;
-            case V0: MERINO_CALL(v0); res[i] = 0xf0; break;
-            case V1: MERINO_CALL(v1, cn); res[i] = 0xf1; break;
-            case V2: MERINO_CALL(v2, cn, &o.u[i]); res[i] = o.u[i]; break;
-            case V3: MERINO_CALL(v3, a.p, cn, &o.d[i]); res[i] = dbits(o.d[i]); break;
-            case V4: MERINO_CALL(v4, cn, a.i8, &o.p[i], a.y); res[i] = hash_pt(o.p[i]); break;
-            case V5: MERINO_CALL(v5, cn, a.a32, a.q, a.e, a.d); res[i] = 0xf5; break;
-            case V6: MERINO_CALL(v6, cn, a.p, a.u8a, a.u8b, a.s, a.g); res[i] = 0xf6; break;
-            }
+            TREES_EVAL(MERINO_CALL, pl.kind[i], cn, a, o, i, res[i]);
         } else if (op == OP_RUN) {
-            switch (pl.kind[i]) {
-            case T0: res[i] = hash_pt(MERINO_RUN(t0)); break;
-            case T1: res[i] = (uint64_t)MERINO_RUN(t1, cn); break;
-            case T2: res[i] = dbits(MERINO_RUN(t2, cn, a.x)); break;
-            case T3: res[i] = hash_pt(MERINO_RUN(t3, a.p, cn, a.small)); break;
-            case T4: res[i] = ptr_hash(MERINO_RUN(t4, cn, base, a.s, a.c)); break;
-            case T5: res[i] = (uint64_t)MERINO_RUN(t5, a.u8a, a.s, cn, a.f, a.p); break;
-            case T6: res[i] = MERINO_RUN(t6, cn, a.a32, a.b32, a.d, a.e, a.g); break;
-            case V0: MERINO_RUN(v0); res[i] = 0xf0; break;
-            case V1: MERINO_RUN(v1, cn); res[i] = 0xf1; break;
-            case V2: MERINO_RUN(v2, cn, &o.u[i]); res[i] = o.u[i]; break;
-            case V3: MERINO_RUN(v3, a.p, cn, &o.d[i]); res[i] = dbits(o.d[i]); break;
-            case V4: MERINO_RUN(v4, cn, a.i8, &o.p[i], a.y); res[i] = hash_pt(o.p[i]); break;
-            case V5: MERINO_RUN(v5, cn, a.a32, a.q, a.e, a.d); res[i] = 0xf5; break;
-            case V6: MERINO_RUN(v6, cn, a.p, a.u8a, a.u8b, a.s, a.g); res[i] = 0xf6; break;
-            }
+            TREES_EVAL(MERINO_RUN, pl.kind[i], cn, a, o, i, res[i]);
         } else if (op == OP_HELPER) {
             res[i] = run_in_helper(pl.kind[i], cn, &o, i);
         } else if (op == OP_SPAWN) {
-            switch (pl.kind[i]) {
-            case T0: MERINO_SPAWN(t0); break;
-            case T1: MERINO_SPAWN(t1, cn); break;
-            case T2: MERINO_SPAWN(t2, cn, a.x); break;
-            case T3: MERINO_SPAWN(t3, a.p, cn, a.small); break;
-            case T4: MERINO_SPAWN(t4, cn, base, a.s, a.c); break;
-            case T5: MERINO_SPAWN(t5, a.u8a, a.s, cn, a.f, a.p); break;
-            case T6: MERINO_SPAWN(t6, cn, a.a32, a.b32, a.d, a.e, a.g); break;
-            case V0: MERINO_SPAWN(v0); break;
-            case V1: MERINO_SPAWN(v1, cn); break;
-            case V2: MERINO_SPAWN(v2, cn, &o.u[i]); break;
-            case V3: MERINO_SPAWN(v3, a.p, cn, &o.d[i]); break;
-            case V4: MERINO_SPAWN(v4, cn, a.i8, &o.p[i], a.y); break;
-            case V5: MERINO_SPAWN(v5, cn, a.a32, a.q, a.e, a.d); break;
-            case V6: MERINO_SPAWN(v6, cn, a.p, a.u8a, a.u8b, a.s, a.g); break;
-            }
+            TREES_SPAWN(pl.kind[i], cn, a, o, i);
             stack[sp++] = i;
         } else {
             if (!(sp > 0 && stack[sp - 1] == i)) fail("the plan of node %#llx is not LIFO", (unsigned long long)node);
             sp--;
-            switch (pl.kind[i]) {
-            case T0: res[i] = hash_pt(MERINO_JOIN(t0)); break;
-            case T1: res[i] = (uint64_t)MERINO_JOIN(t1); break;
-            case T2: res[i] = dbits(MERINO_JOIN(t2)); break;
-            case T3: res[i] = hash_pt(MERINO_JOIN(t3)); break;
-            case T4: res[i] = ptr_hash(MERINO_JOIN(t4)); break;
-            case T5: res[i] = (uint64_t)MERINO_JOIN(t5); break;
-            case T6: res[i] = MERINO_JOIN(t6); break;
-            case V0: MERINO_JOIN(v0); res[i] = 0xf0; break;
-            case V1: MERINO_JOIN(v1); res[i] = 0xf1; break;
-            case V2: MERINO_JOIN(v2); res[i] = o.u[i]; break;
-            case V3: MERINO_JOIN(v3); res[i] = dbits(o.d[i]); break;
-            case V4: MERINO_JOIN(v4); res[i] = hash_pt(o.p[i]); break;
-            case V5: MERINO_JOIN(v5); res[i] = 0xf5; break;
-            case V6: MERINO_JOIN(v6); res[i] = 0xf6; break;
-            }
+            TREES_JOIN(pl.kind[i], o, i, res[i]);
         }
     }
     if (sp != 0) fail("node %#llx left %d spawns unjoined", (unsigned long long)node, sp);
@@ -961,6 +726,7 @@ static double num_arg(int argc, char **argv, int *i) {
 }
 
 int main(int argc, char **argv) {
+    trees_fill_table();
     options o = {20, -1, -1, 16, check_scale(), NULL, NULL, 0};
     int have_seed = 0;
     for (int i = 1; i < argc; i++) {

@@ -6,7 +6,8 @@
  * 0..6 children in a random order of SPAWN / CALL / JOIN (joins always LIFO), and mixes the
  * children's results in child order into its own. Void tasks report through an out pointer into
  * their parent's frame, or through a global sum. Trees are bounded by a node budget split at random
- * among children, so depth and shape vary.
+ * among children, so depth and shape vary. The trees are those of tests/trees.h, shared with the
+ * stress harness; what each node computes (from the arguments it is passed) is this file's.
  *
  * Runs at 1..8 workers over many seeds. MERINO_TEST_SEED=n replays tree n alone. */
 #define _GNU_SOURCE 1
@@ -14,154 +15,10 @@
 
 #include <merino.h>
 
-struct pt {
-    int32_t a;
-    double b;
-    uint16_t c;
-};
+#define TREES_FAIL(...) CHECK_MSG(0, __VA_ARGS__)
+#include "trees.h"
 
-/* ---- the generator (shared by both evaluations: it is the definition of a tree) ---------------- */
-
-static uint64_t mix(uint64_t h, uint64_t v) {
-    h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
-    h ^= h >> 30;
-    h *= 0xbf58476d1ce4e5b9ull;
-    h ^= h >> 27;
-    h *= 0x94d049bb133111ebull;
-    return h ^ (h >> 31);
-}
-
-static uint64_t next(uint64_t *s) {
-    *s += 0x9e3779b97f4a7c15ull;
-    return mix(*s, 0x2545f4914f6cdd1dull);
-}
-
-static uint64_t dbits(double d) {
-    uint64_t u;
-    memcpy(&u, &d, sizeof u);
-    return u;
-}
-
-static uint64_t fbits(float f) {
-    uint32_t u;
-    memcpy(&u, &f, sizeof u);
-    return u;
-}
-
-static uint64_t hash_pt(struct pt p) { return mix(mix(mix(0x51, (uint32_t)p.a), dbits(p.b)), p.c); }
-
-/* Results made from a hash: exact conversions only, so both evaluations agree bit for bit. */
-static struct pt pt_of(uint64_t h) {
-    struct pt p = {(int32_t)h, (double)(int32_t)(h >> 32) / 4.0, (uint16_t)(h >> 16)};
-    return p;
-}
-static double dbl_of(uint64_t h) { return (double)(h >> 11) / 1024.0; }
-
-/* A node is (key << 20) | budget: the key chooses everything, the budget bounds the subtree. */
-#define BUDGET_BITS 20
-#define KEY_MASK ((1ull << (64 - BUDGET_BITS)) - 1)
-static uint64_t node_of(uint64_t key, unsigned budget) { return ((key & KEY_MASK) << BUDGET_BITS) | budget; }
-static unsigned budget_of(uint64_t node) { return (unsigned)(node & ((1u << BUDGET_BITS) - 1)); }
-
-enum kind { T0, T1, T2, T3, T4, T5, T6, V0, V1, V2, V3, V4, V5, V6, N_KINDS };
-
-/* Every argument value a child may need, made from its node. */
-typedef struct args {
-    struct pt p;
-    double x, d;
-    float f;
-    int32_t small, a32, b32;
-    int16_t s;
-    char c;
-    int8_t i8;
-    uint8_t u8a, u8b;
-    uint16_t e;
-    uint32_t y;
-    int64_t q, g;
-} args;
-
-static args args_of(uint64_t node) {
-    uint64_t s = node ^ 0xa5a5a5a5a5a5a5a5ull;
-    args a;
-    uint64_t r = next(&s);
-    a.p.a = (int32_t)r;
-    a.p.b = (double)(int32_t)(r >> 32) / 64.0;
-    a.p.c = (uint16_t)next(&s);
-    a.x = (double)(int32_t)next(&s) / 8.0;
-    a.d = (double)(int64_t)(next(&s) >> 12) * 0.25;
-    a.f = (float)(int16_t)next(&s) / 8.0f;
-    a.small = (int32_t)next(&s);
-    a.a32 = (int32_t)next(&s);
-    a.b32 = (int32_t)next(&s);
-    a.s = (int16_t)next(&s);
-    a.c = (char)(next(&s) & 0x7f);
-    a.i8 = (int8_t)next(&s);
-    a.u8a = (uint8_t)next(&s);
-    a.u8b = (uint8_t)next(&s);
-    a.e = (uint16_t)next(&s);
-    a.y = (uint32_t)next(&s);
-    a.q = (int64_t)next(&s);
-    a.g = (int64_t)next(&s);
-    return a;
-}
-
-enum { OP_CALL, OP_SPAWN, OP_JOIN };
-
-typedef struct plan {
-    int k;                /* children */
-    int kind[6];
-    uint64_t node[6];
-    int nops;
-    unsigned char op[12]; /* OP_* << 4 | child; a JOIN names the child it must find on top */
-} plan;
-
-static int is_leaf_kind(int kind) { return kind == T0 || kind == V0; }
-
-static void make_plan(uint64_t node, plan *pl) {
-    uint64_t s = node;
-    unsigned avail = budget_of(node) - 1;
-    int k = (int)(next(&s) % 7);
-    if (avail >= 64 && k < 2) k = 2 + (int)(next(&s) % 5); /* do not waste a large budget */
-    if ((unsigned)k > avail) k = (int)avail;
-    pl->k = k;
-    unsigned left = avail;
-    for (int i = 0; i < k; i++) {
-        int kind = (int)(next(&s) % N_KINDS);
-        unsigned most = left - (unsigned)(k - 1 - i); /* leave one for each later child */
-        unsigned b = i == k - 1 ? most : 1 + (unsigned)(next(&s) % most);
-        if (is_leaf_kind(kind)) b = 1;
-        left -= b;
-        pl->kind[i] = kind;
-        pl->node[i] = node_of(mix(node >> BUDGET_BITS, (uint64_t)i + 1), b);
-    }
-    /* The order of operations: random interleaving, or spawn all (but maybe CALL the last) and
-     * join them in reverse order. */
-    int pattern = (int)(next(&s) % 4), n = 0, sp = 0, stack[6];
-    for (int i = 0; i < k; i++) {
-        int call = pattern == 0 ? 0 : pattern == 1 ? i == k - 1 : next(&s) % 3 == 0;
-        if (call) {
-            pl->op[n++] = (unsigned char)(OP_CALL << 4 | i);
-        } else {
-            pl->op[n++] = (unsigned char)(OP_SPAWN << 4 | i);
-            stack[sp++] = i;
-        }
-        if (pattern >= 2 && sp > 0 && next(&s) % 2 == 0)
-            for (int pops = 1 + (int)(next(&s) % (uint64_t)sp); pops > 0; pops--)
-                pl->op[n++] = (unsigned char)(OP_JOIN << 4 | stack[--sp]);
-    }
-    while (sp > 0) pl->op[n++] = (unsigned char)(OP_JOIN << 4 | stack[--sp]);
-    pl->nops = n;
-}
-
-/* Pointer arguments and results point into this table; a pointer hashes as its index and value. */
-#define TABLE 1024
-static uint64_t g_table[TABLE];
 static uint64_t g_run_seed; /* read by the argument-less tasks */
-
-static uint64_t ptr_hash(const uint64_t *p) {
-    size_t i = (size_t)(p - g_table);
-    return mix(i, g_table[i]);
-}
 
 /* ---- the parallel evaluation ----------------------------------------------------------------------- */
 
@@ -258,73 +115,26 @@ MERINO_VOID_TASK_6(v6, uint64_t, node, struct pt, p, uint8_t, a, uint8_t, b, int
 }
 
 /* Evaluates the children of node in the plan's order of operations; mixes their results into h in
- * child order. Void children write to the slots below or to g_acc. */
+ * child order. Void children write to o or to g_acc. */
 MERINO_TASK_2(uint64_t, children, uint64_t, node, uint64_t, h) {
     plan pl;
-    make_plan(node, &pl);
-    uint64_t res[6], out_u[6];
-    double out_d[6];
-    struct pt out_p[6];
+    make_plan(node, &pl, 0);
+    uint64_t res[6];
+    outs o;
     int stack[6], sp = 0;
-    for (int o = 0; o < pl.nops; o++) {
-        int op = pl.op[o] >> 4, i = pl.op[o] & 15;
-        args a = args_of(pl.node[i]);
+    for (int n = 0; n < pl.nops; n++) {
+        int op = pl.op[n] >> 4, i = pl.op[n] & 15;
         uint64_t cn = pl.node[i];
-        uint64_t *base = &g_table[a.y % TABLE];
+        args a = args_of(cn);
         if (op == OP_CALL) {
-            switch (pl.kind[i]) {
-            case T0: res[i] = hash_pt(MERINO_CALL(t0)); break;
-            case T1: res[i] = (uint64_t)MERINO_CALL(t1, cn); break;
-            case T2: res[i] = dbits(MERINO_CALL(t2, cn, a.x)); break;
-            case T3: res[i] = hash_pt(MERINO_CALL(t3, a.p, cn, a.small)); break;
-            case T4: res[i] = ptr_hash(MERINO_CALL(t4, cn, base, a.s, a.c)); break;
-            case T5: res[i] = (uint64_t)MERINO_CALL(t5, a.u8a, a.s, cn, a.f, a.p); break;
-            case T6: res[i] = MERINO_CALL(t6, cn, a.a32, a.b32, a.d, a.e, a.g); break;
-            case V0: MERINO_CALL(v0); res[i] = 0xf0; break;
-            case V1: MERINO_CALL(v1, cn); res[i] = 0xf1; break;
-            case V2: MERINO_CALL(v2, cn, &out_u[i]); res[i] = out_u[i]; break;
-            case V3: MERINO_CALL(v3, a.p, cn, &out_d[i]); res[i] = dbits(out_d[i]); break;
-            case V4: MERINO_CALL(v4, cn, a.i8, &out_p[i], a.y); res[i] = hash_pt(out_p[i]); break;
-            case V5: MERINO_CALL(v5, cn, a.a32, a.q, a.e, a.d); res[i] = 0xf5; break;
-            case V6: MERINO_CALL(v6, cn, a.p, a.u8a, a.u8b, a.s, a.g); res[i] = 0xf6; break;
-            }
+            TREES_EVAL(MERINO_CALL, pl.kind[i], cn, a, o, i, res[i]);
         } else if (op == OP_SPAWN) {
-            switch (pl.kind[i]) {
-            case T0: MERINO_SPAWN(t0); break;
-            case T1: MERINO_SPAWN(t1, cn); break;
-            case T2: MERINO_SPAWN(t2, cn, a.x); break;
-            case T3: MERINO_SPAWN(t3, a.p, cn, a.small); break;
-            case T4: MERINO_SPAWN(t4, cn, base, a.s, a.c); break;
-            case T5: MERINO_SPAWN(t5, a.u8a, a.s, cn, a.f, a.p); break;
-            case T6: MERINO_SPAWN(t6, cn, a.a32, a.b32, a.d, a.e, a.g); break;
-            case V0: MERINO_SPAWN(v0); break;
-            case V1: MERINO_SPAWN(v1, cn); break;
-            case V2: MERINO_SPAWN(v2, cn, &out_u[i]); break;
-            case V3: MERINO_SPAWN(v3, a.p, cn, &out_d[i]); break;
-            case V4: MERINO_SPAWN(v4, cn, a.i8, &out_p[i], a.y); break;
-            case V5: MERINO_SPAWN(v5, cn, a.a32, a.q, a.e, a.d); break;
-            case V6: MERINO_SPAWN(v6, cn, a.p, a.u8a, a.u8b, a.s, a.g); break;
-            }
+            TREES_SPAWN(pl.kind[i], cn, a, o, i);
             stack[sp++] = i;
         } else {
-            CHECK(sp > 0 && stack[sp - 1] == i); /* the generator's own LIFO discipline */
+            CHECK(op == OP_JOIN && sp > 0 && stack[sp - 1] == i); /* the generator's own LIFO discipline */
             sp--;
-            switch (pl.kind[i]) {
-            case T0: res[i] = hash_pt(MERINO_JOIN(t0)); break;
-            case T1: res[i] = (uint64_t)MERINO_JOIN(t1); break;
-            case T2: res[i] = dbits(MERINO_JOIN(t2)); break;
-            case T3: res[i] = hash_pt(MERINO_JOIN(t3)); break;
-            case T4: res[i] = ptr_hash(MERINO_JOIN(t4)); break;
-            case T5: res[i] = (uint64_t)MERINO_JOIN(t5); break;
-            case T6: res[i] = MERINO_JOIN(t6); break;
-            case V0: MERINO_JOIN(v0); res[i] = 0xf0; break;
-            case V1: MERINO_JOIN(v1); res[i] = 0xf1; break;
-            case V2: MERINO_JOIN(v2); res[i] = out_u[i]; break;
-            case V3: MERINO_JOIN(v3); res[i] = dbits(out_d[i]); break;
-            case V4: MERINO_JOIN(v4); res[i] = hash_pt(out_p[i]); break;
-            case V5: MERINO_JOIN(v5); res[i] = 0xf5; break;
-            case V6: MERINO_JOIN(v6); res[i] = 0xf6; break;
-            }
+            TREES_JOIN(pl.kind[i], o, i, res[i]);
         }
     }
     CHECK_EQ_INT(sp, 0);
@@ -346,7 +156,7 @@ static uint64_t s_children(uint64_t node, uint64_t h);
 
 static uint64_t s_child(int kind, uint64_t cn) {
     args a = args_of(cn);
-    uint64_t *base = &g_table[a.y % TABLE];
+    uint64_t *base = base_of(&a);
     s_nodes++;
     switch (kind) {
     case T0: return hash_pt(pt_of(mix(g_run_seed, 0x70)));
@@ -388,7 +198,7 @@ static uint64_t s_child(int kind, uint64_t cn) {
 
 static uint64_t s_children(uint64_t node, uint64_t h) {
     plan pl;
-    make_plan(node, &pl);
+    make_plan(node, &pl, 0);
     for (int i = 0; i < pl.k; i++) h = mix(h, s_child(pl.kind[i], pl.node[i]));
     return h;
 }
@@ -451,7 +261,7 @@ static expect serial_tree(uint64_t seed, unsigned max_budget) {
 }
 
 int main(void) {
-    for (size_t i = 0; i < TABLE; i++) g_table[i] = mix(i, 0x7ab1e);
+    trees_fill_table();
 
     double scale = check_scale();
     unsigned long long replay;

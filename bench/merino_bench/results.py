@@ -1,0 +1,149 @@
+"""A results file (bench/results/<stamp>.jsonl): a "meta" line, one record per measurement, the rows
+derived from them and an "end" line. Also the names every layer shares: systems, record fields."""
+
+import datetime
+import glob
+import json
+import os
+
+ALL_SYSTEMS = ["serial", "merino", "merino-allpub", "tbb", "omp-gcc", "omp-clang", "rayon"]
+PARALLEL_SYSTEMS = [s for s in ALL_SYSTEMS if s != "serial"]
+PEERS = ["tbb", "omp-gcc", "omp-clang", "rayon"]  # what merino is compared with
+ALLPUB_WORKLOADS = ["fib", "stress"]  # also run as merino-allpub: the same numbers with every task public
+RECORD_KINDS = ("workload", "stats", "overhead", "steal", "ratios")  # measured, not derived
+
+OTHERS_WARN = 0.1  # cores used by other processes during a measurement worth a note
+STATS_WORKERS = 2  # Table I: N_M is the number of steals at 2 workers
+STATS_REPS = 3     # process runs of <w>-merino-stats per size (median of the counts)
+
+# (key, label) of ratios-merino's output; each value is [p25, median, p75] over the rounds
+RATIO_KEYS = {"fib_t1_ts": "fib T_1 / T_S", "fib_ts_t2": "fib T_S / T_2",
+              "stress1_ts_t2": "stress T_S / T_2", "ceiling1_ts_t2": "  ceiling T_S / T",
+              "stress1_of_ceiling": "  merino / ceiling",
+              "stress2_ts_t2": "stress T_S / T_2", "ceiling2_ts_t2": "  ceiling T_S / T",
+              "stress2_of_ceiling": "  merino / ceiling"}
+
+
+def read(path):
+    """(meta, end, records) of a results file; derived rows are left out (derived_rows remakes them)."""
+    meta, end, records = {}, {}, []
+    with open(path) as f:
+        for line in f:
+            r = json.loads(line)
+            kind = r.get("kind")
+            if kind == "meta":
+                meta = r
+            elif kind == "end":
+                end = r
+            elif kind in RECORD_KINDS:
+                records.append(r)
+    return meta, end, records
+
+
+def newest(results_dir, which="headline"):
+    """The newest results file of a set (headline, all, quick), or None."""
+    for f in sorted(glob.glob(os.path.join(results_dir, "*.jsonl")), reverse=True):
+        try:
+            with open(f) as fh:
+                meta = json.loads(fh.readline())
+        except (OSError, ValueError):
+            continue
+        if meta.get("kind") == "meta" and meta.get("set") == which:
+            return f
+    return None
+
+
+# ---- labels of a run ------------------------------------------------------------------------------
+
+def commit_label(meta):
+    """The commit's short hash, with "+dirty" when the tree had uncommitted changes."""
+    dirty = meta.get("tree_dirty", bool(meta.get("dirty")))
+    return meta.get("commit", "unknown") + ("+dirty" if dirty else "")
+
+
+def date_label(meta):
+    stamp = meta.get("time", "")
+    try:
+        return datetime.datetime.strptime(stamp, "%Y%m%d-%H%M%S").strftime("%Y-%m-%d %H:%M")
+    except ValueError:
+        return stamp
+
+
+def machine_label(meta):
+    return f"{meta.get('cpu', '?')}, {meta.get('cores', '?')} cores"
+
+
+def loaded(r):
+    """Whether other processes used enough of the machine during the record's runs to doubt them."""
+    return (r.get("others_cores") or 0) > OTHERS_WARN
+
+
+# ---- records by workload size ---------------------------------------------------------------------
+
+def workload_groups(records, kind="workload"):
+    groups = {}
+    for r in records:
+        if r["kind"] == kind:
+            groups.setdefault((r["workload"], r["params"], r["inner_reps"]), []).append(r)
+    return groups
+
+
+def group_name(w, params, reps):
+    return f"{w} {params}" + (f" --reps {reps}" if reps != 1 else "")
+
+
+def ok_median(r):
+    return r["median"] if r and r["check"] == "ok" and r["median"] else None
+
+
+# ---- derived rows ---------------------------------------------------------------------------------
+
+def task_overhead_rows(records, tsc_hz):
+    """fib/stress: T_S, T_1, T_2 and the inlined-task overhead (T_1 - T_S) / N_T in TSC cycles, for
+    merino with private tasks and with every task public."""
+    idx = {}
+    for r in records:
+        if r["kind"] == "workload" and r["workload"] in ALLPUB_WORKLOADS:
+            idx[(r["workload"], r["params"], r["inner_reps"], r["system"], r["workers"])] = r
+    rows = []
+    for (w, params, reps) in sorted({k[:3] for k in idx}, key=lambda k: (k[0], k[1])):
+        def rec(sy, nw):
+            return idx.get((w, params, reps, sy, nw))
+        ts = ok_median(rec("serial", 1))
+        if ts is None:
+            continue
+        row = {"kind": "task_overhead", "workload": w, "params": params, "inner_reps": reps, "T_S": ts,
+               "tsc_hz": tsc_hz}
+        for sy, tag in (("merino", ""), ("merino-allpub", "_allpub")):
+            t1, t2 = ok_median(rec(sy, 1)), ok_median(rec(sy, 2))
+            nt = (rec(sy, 1) or {}).get("tasks") or (rec(sy, 2) or {}).get("tasks")
+            row["T_1" + tag], row["T_2" + tag], row["N_T"] = t1, t2, nt or row.get("N_T")
+            row["cycles_per_task" + tag] = ((t1 - ts) / nt * tsc_hz) if (t1 and nt and tsc_hz) else None
+        if row.get("T_1") is not None or row.get("T_1_allpub") is not None:
+            rows.append(row)
+    return rows
+
+
+def table1_rows(records, tsc_hz):
+    """The Wool paper's Table I: T_S (serial median), N_T (spawns) and N_M (steals at 2 workers)
+    from merino's own counters (<w>-merino-stats, median of its runs), G_T = T_S / N_T and
+    G_L = T_S / N_M."""
+    serial = {(r["workload"], r["params"], r["inner_reps"]): r for r in records
+              if r["kind"] == "workload" and r["system"] == "serial"}
+    rows = []
+    for r in records:
+        if r["kind"] != "stats":
+            continue
+        ts = ok_median(serial.get((r["workload"], r["params"], r["inner_reps"])))
+        nt, nm = r.get("spawns"), r.get("steals")
+        rows.append({"kind": "table1", "workload": r["workload"], "params": r["params"],
+                     "inner_reps": r["inner_reps"], "workers": r["workers"], "T_S": ts, "N_T": nt, "N_M": nm,
+                     "leapfrogs": r.get("leapfrogs"), "publishes": r.get("publishes"),
+                     "tasks_reported": r.get("tasks"), "check": r["check"], "error": r.get("error"),
+                     "tsc_hz": tsc_hz, "G_T": ts / nt if (ts and nt) else None,
+                     "G_L": ts / nm if (ts and nm) else None})
+    return rows
+
+
+def derived_rows(records, tsc_hz):
+    return task_overhead_rows(records, tsc_hz) + table1_rows(records, tsc_hz)

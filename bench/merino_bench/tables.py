@@ -1,0 +1,235 @@
+"""The text tables bench/run prints and docs/benchmarks.md shows, as sections: a title and lines."""
+
+from .results import (ALL_SYSTEMS, OTHERS_WARN, PEERS, RATIO_KEYS, STATS_REPS, group_name, ok_median,
+                      workload_groups)
+
+
+def fmt_s(x):
+    """Seconds, with about three significant digits."""
+    if x is None:
+        return "-"
+    if x >= 100:
+        return f"{x:.0f}"
+    if x >= 1:
+        return f"{x:.2f}"
+    if x >= 0.01:
+        return f"{x:.3f}"
+    return f"{x:.5f}"
+
+
+def fmt_r(x):
+    return "-" if x is None else f"{x:.2f}"
+
+
+def fmt_n(v, nd=0):
+    return "-" if v is None else f"{v:.{nd}f}"
+
+
+def render(rows, align):
+    """The lines of a table. A row is a list of cells (strings) or a string printed as it is (a
+    heading between the parts of one table). Each column is padded to its widest cell, 'r' columns
+    on the left (numbers), 'l' ones on the right; a last 'l' column (notes) is not padded."""
+    cells = [r for r in rows if not isinstance(r, str)]
+    ncol = max((len(r) for r in cells), default=0)
+    width = [max((len(r[i]) for r in cells if i < len(r)), default=0) for i in range(ncol)]
+    lines = []
+    for r in rows:
+        if isinstance(r, str):
+            lines.append(r)
+            continue
+        out = []
+        for i, c in enumerate(r):
+            if align[i] == "r":
+                out.append(c.rjust(width[i]))
+            else:
+                out.append(c if i == ncol - 1 else c.ljust(width[i]))
+        lines.append("  ".join(out).rstrip())
+    return lines
+
+
+def section(title, lines):
+    """A titled block of the report: printed between rules by bench/run, a code block in
+    docs/benchmarks.md."""
+    return {"title": title, "lines": lines} if lines else None
+
+
+def section_text(sec):
+    rule = "=" * 100
+    return ["", rule, sec["title"], rule] + sec["lines"]
+
+
+def main_table(records, workers, reps, cores):
+    """Per workload size and system, the median seconds at each worker count, the speedup against
+    serial, and T / T_best of the parallel systems at that worker count."""
+    workers = sorted(set(workers))
+    head = ["system"] + [f"w={w}" + ("*" if w > cores else "") for w in workers] + \
+        [f"speedup{w}" for w in workers] + [f"vs best{w}" for w in workers] + ["note"]
+    rows = []
+    for (w, params, ireps), recs in workload_groups(records).items():
+        t = {(r["system"], r["workers"]): r for r in recs}
+        ts = ok_median(t.get(("serial", 1)))
+        best = {}
+        for wk in workers:
+            ms = [m for m in (ok_median(r) for r in recs if r["system"] != "serial" and r["workers"] == wk) if m]
+            best[wk] = min(ms) if ms else None
+        busy = max((r.get("others_cores") or 0) for r in recs)
+        if rows:
+            rows.append("")
+        rows.append(group_name(w, params, ireps) + (f"   (serial: {fmt_s(ts)} s)" if ts else "   (no serial time)")
+                    + (f"   other processes used {busy:.2f} cores meanwhile" if busy > OTHERS_WARN else ""))
+        rows.append(head)
+        for sy in ALL_SYSTEMS:
+            if not any(r["system"] == sy and (r["workers"] in workers or sy == "serial") for r in recs):
+                continue
+            row, notes = [sy], []
+            for wk in workers:
+                r = t.get((sy, wk))
+                row.append(fmt_s(r["median"]) if r else "")
+                if r and r["check"] != "ok":
+                    notes.append(f"w={wk}: {r.get('error') or 'FAIL'}")
+                elif r and len(r["runs"]) < reps:
+                    notes.append(f"w={wk}: {len(r['runs'])} run(s)")
+            for wk in workers:
+                m = ok_median(t.get((sy, wk)))
+                row.append(fmt_r(ts / m) if (ts and m) else "")
+            for wk in workers:
+                m = ok_median(t.get((sy, wk))) if sy != "serial" else None
+                row.append(fmt_r(m / best[wk]) if (m and best[wk]) else "")
+            rows.append(row + ["; ".join(notes)])
+    return section(f"Median seconds of {reps} runs (kernel only); speedup = T_serial / T; vs best = T / T_best "
+                   f"of the parallel systems at that worker count (1.00 = fastest); * = oversubscribed",
+                   render(rows, "l" + "r" * (3 * len(workers)) + "l"))
+
+
+def not_fastest(records, workers):
+    """(workload size, workers, merino's median, best peer, its median) wherever a peer beats merino,
+    and the number of cells compared."""
+    out, cells = [], 0
+    for (w, params, ireps), recs in workload_groups(records).items():
+        t = {(r["system"], r["workers"]): r for r in recs}
+        for wk in sorted(set(workers)):
+            m = ok_median(t.get(("merino", wk)))
+            peers = [x for x in ((ok_median(t.get((p, wk))), p) for p in PEERS) if x[0]]
+            if not m or not peers:
+                continue
+            cells += 1
+            bt, bp = min(peers)
+            if bt < m:
+                out.append((group_name(w, params, ireps), wk, m, bp, bt))
+    return out, cells
+
+
+def fastest_section(records, workers):
+    slow, cells = not_fastest(records, workers)
+    if not cells:
+        return None
+    lines = [f"merino is the fastest in {cells - len(slow)} of {cells} (workload, workers) cells."]
+    if slow:
+        lines.append("Where a peer is faster:")
+        rows = [["  " + name, f"w={wk}:", bp, f"{fmt_s(bt)} s,", "merino", f"{fmt_s(m)} s", f"({m / bt:.2f}x the time)"]
+                for (name, wk, m, bp, bt) in slow]
+        lines += render(rows, "llllrrl")
+    return section("merino against the fastest peer (tbb, omp-gcc, omp-clang, rayon) at each worker count", lines)
+
+
+def table1_section(rows):
+    if not rows:
+        return None
+    hz = rows[0].get("tsc_hz")
+
+    def scaled(v, k):
+        if v is None or not k:
+            return "-"
+        return f"{v * k:.3g}" if v * k < 1000 else f"{v * k:.0f}"
+    table = [["workload", "T_S [s]", "N_T", "N_M", "G_T [ns]", "G_T [cyc]", "G_L [us]", "G_L [cyc]", "note"]]
+    for r in rows:
+        notes = []
+        if r["check"] != "ok":
+            notes.append(f"FAILED: {r.get('error')}")
+        if r["N_T"] is not None and r["tasks_reported"] is not None and r["N_T"] != r["tasks_reported"]:
+            notes.append(f"the program computes {r['tasks_reported']} tasks")
+        if r["T_S"] is None:
+            notes.append("no serial time")
+        table.append([group_name(r["workload"], r["params"], r["inner_reps"]), fmt_s(r["T_S"]), fmt_n(r["N_T"]),
+                      fmt_n(r["N_M"]), scaled(r["G_T"], 1e9), scaled(r["G_T"], hz), scaled(r["G_L"], 1e6),
+                      scaled(r["G_L"], hz), "; ".join(notes)])
+    return section(f"Table I (Wool paper) for this machine: T_S = serial median; N_T = spawns, N_M = steals at "
+                   f"{rows[0]['workers']} workers (merino's counters, <w>-merino-stats, median of {STATS_REPS} runs); "
+                   "G_T = T_S / N_T, G_L = T_S / N_M (cycles: TSC)", render(table, "lrrrrrrrl"))
+
+
+def ratios_lines(records):
+    """Lines for the paired in-process ratios (bench/ratios), or []."""
+    lines = []
+    for r in [r for r in records if r["kind"] == "ratios"]:
+        p = r["params"].split()
+        if len(p) < 7:  # results of the older 10-parameter version: skip
+            continue
+        ceil = "the same leaves, two pinned threads sharing them through a counter: the machine's ceiling"
+        what = {"fib_t1_ts": f"fib({p[0]})", "fib_ts_t2": f"fib({p[0]})",
+                "stress1_ts_t2": f"stress {p[1]} {p[2]} x{p[3]}", "ceiling1_ts_t2": ceil,
+                "stress1_of_ceiling": "T_ceiling / T_2 (1 = as fast as the ceiling)",
+                "stress2_ts_t2": f"stress {p[4]} {p[5]} x{p[6]}", "ceiling2_ts_t2": ceil,
+                "stress2_of_ceiling": "T_ceiling / T_2"}
+        lines.append("")
+        lines.append(f"in-process paired measurement (bench/ratios, {r['inner_reps']} rounds; each round runs the "
+                     "serial program pinned to each CPU (T_S = the fastest), merino at 1 worker on the same CPU, "
+                     "merino at 2 workers and the ceiling, back to back; median [p25 - p75] of the per-round ratios):")
+        if r["check"] != "ok":
+            lines.append(f"  FAILED: {r.get('error')}")
+            continue
+        rows = [["  " + lab, f"{r[k][1]:.2f}", f"[{r[k][0]:.2f} - {r[k][2]:.2f}]", what[k]]
+                for k, lab in RATIO_KEYS.items() if r.get(k)]
+        lines += render(rows, "lrll")
+    return lines
+
+
+def overhead_section(rows, records):
+    """The inlined-task overhead: from the workload runs, from bench/overhead and the paired ratios."""
+    ov = [r for r in records if r["kind"] == "overhead"]
+    rl = ratios_lines(records)
+    lines = []
+    if rows:
+        table = [["workload", "T_S", "T_1", "T_2", "T_1 allpub", "T_2 allpub", "N_T", "cyc/task", "allpub"]]
+        for r in rows:
+            name = f"{r['workload']} {r['params']}" + (f" x{r['inner_reps']}" if r["inner_reps"] != 1 else "")
+            table.append([name, fmt_s(r["T_S"]), fmt_s(r.get("T_1")), fmt_s(r.get("T_2")),
+                          fmt_s(r.get("T_1_allpub")), fmt_s(r.get("T_2_allpub")), str(r.get("N_T") or "-"),
+                          fmt_r(r.get("cycles_per_task")), fmt_r(r.get("cycles_per_task_allpub"))])
+        lines += render(table, "lrrrrrrrr")
+    if ov:
+        lines.append("")
+        lines.append("in-process measurement (bench/overhead, serial and merino fib alternated, 1 worker, TSC):")
+        table = [[f"  fib({r['params']})", "all tasks public:" if r["all_public"] else "private tasks:",
+                  fmt_r(r.get("cycles_per_task")), "cycles/task",
+                  f"(T_S {r.get('ts_cycles') or 0:.3g} cyc, T_1 {r.get('t1_cycles') or 0:.3g} cyc, "
+                  f"N_T {r.get('tasks')})" + ("" if r["check"] == "ok" else f"  FAILED: {r.get('error')}")]
+                 for r in ov]
+        lines += render(table, "llrll")
+    lines += rl
+    return section("Inlined-task overhead (Wool Table II method): (T_1 - T_S) / N_T in TSC cycles; "
+                   "allpub = built with -DMERINO_ALL_PUBLIC (every task public)", lines)
+
+
+def steal_section(records):
+    st = [r for r in records if r["kind"] == "steal"]
+    table = [["k C", "system", "workers", "leaf cyc", "tree cyc", "cost cyc", "cost us", "vs ideal", "note"]]
+    for r in st:
+        note = "oversubscribed: leaves cannot all run at once" if r["oversubscribed"] else ""
+        if r["check"] != "ok":
+            note = f"FAILED: {r.get('error')}"
+        cost_us = (r["cost_ns"] / 1000) if r.get("cost_ns") is not None else None
+        table.append([r["params"], r["system"], str(r["workers"]), fmt_n(r.get("leaf_cycles")),
+                      fmt_n(r.get("tree_cycles")), fmt_n(r.get("cost_cycles")), fmt_r(cost_us),
+                      fmt_n(r.get("cost_vs_ideal_cycles")), note])
+    return section("Steal cost (Wool Table III method): T(tree of height k on 2^k workers) - T(leaf C alone), "
+                   "TSC cycles, median of runs", render(table, "llrrrrrrl") if st else [])
+
+
+def report_sections(records, derived, workers, reps, cores):
+    """Every section of the report, in order (None for an empty one)."""
+    overhead = [r for r in derived if r["kind"] == "task_overhead"]
+    table1 = [r for r in derived if r["kind"] == "table1"]
+    return {"table": main_table(records, workers, reps, cores), "fastest": fastest_section(records, workers),
+            "table1": table1_section(table1), "overhead": overhead_section(overhead, records),
+            "steal": steal_section(records)}
