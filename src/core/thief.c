@@ -13,6 +13,9 @@ static void mrn_request_public(mrn_worker *victim);
 
 /* One steal attempt from victim's bottom task; on success runs it on self's stack at top. */
 bool mrn_steal(mrn_worker *self, mrn_worker *victim, merino__task *top) {
+    /* relaxed: a hint; an empty caller slot has nothing to take (its stale descriptors are not
+     * public), and asking it would only cost the visitor count */
+    if (!__atomic_load_n(&victim->occupied, __ATOMIC_RELAXED)) return false;
     /* relaxed: whatever bot we read is validated after the CAS below */
     merino__task *t = __atomic_load_n(&victim->bot, __ATOMIC_RELAXED);
     uintptr_t s = __atomic_load_n(&t->state, __ATOMIC_RELAXED); /* a peek; the CAS decides */
