@@ -11,32 +11,36 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* A whole decimal number in [lo, hi]; anything else (empty, signs, trailing text) is rejected. */
-static bool mrn_parse_count(const char *text, unsigned long long lo, unsigned long long hi,
-                            unsigned long long *out) {
+/* A decimal number with an optional binary suffix (K, M or G: 2^10, 2^20, 2^30) where `suffixes`
+ * allows one, in [lo, hi]; anything else (empty, signs, trailing text, overflow) is rejected. */
+static bool mrn_parse_number(const char *text, bool suffixes, unsigned long long lo,
+                             unsigned long long hi, unsigned long long *out) {
     if (text[0] < '0' || text[0] > '9') return false;
     errno = 0;
     char *end;
     unsigned long long v = strtoull(text, &end, 10);
-    if (errno || *end != '\0' || v < lo || v > hi) return false;
-    *out = v;
-    return true;
-}
-
-/* A size in bytes with an optional K, M or G suffix (powers of 1024), in [lo, hi]. */
-static bool mrn_parse_bytes(const char *text, unsigned long long lo, unsigned long long hi,
-                            unsigned long long *out) {
-    if (text[0] < '0' || text[0] > '9') return false;
-    errno = 0;
-    char *end;
-    unsigned long long v = strtoull(text, &end, 10);
-    int shift = *end == 'K' || *end == 'k' ? 10 : *end == 'M' || *end == 'm' ? 20 : *end == 'G' || *end == 'g' ? 30 : 0;
-    if (shift) end++;
+    int shift = 0;
+    if (suffixes && *end != '\0') {
+        const char *units = "KkMmGg", *u = strchr(units, *end);
+        if (!u) return false;
+        shift = 10 * (int)((u - units) / 2 + 1);
+        end++;
+    }
     if (errno || *end != '\0' || v > (hi >> shift)) return false;
     v <<= shift;
     if (v < lo) return false;
     *out = v;
     return true;
+}
+
+static bool mrn_parse_count(const char *text, unsigned long long lo, unsigned long long hi,
+                            unsigned long long *out) {
+    return mrn_parse_number(text, false, lo, hi, out);
+}
+
+static bool mrn_parse_bytes(const char *text, unsigned long long lo, unsigned long long hi,
+                            unsigned long long *out) {
+    return mrn_parse_number(text, true, lo, hi, out);
 }
 
 #define MRN_MIN_C_STACK ((size_t)128 << 10)

@@ -83,26 +83,29 @@ typedef void (*merino__wrap_fn)(merino__task *top, merino__task *t);
 
 /* This thread's worker record, or NULL on a thread that is not in the pool. */
 extern MERINO_API __thread merino__worker *merino__self __attribute__((tls_model("initial-exec")));
-/* This thread's next free descriptor, kept current by every spawn and join, or NULL on a thread
- * that is not in the pool. Task bodies carry their own copy in a register (merino__top) and pass
- * it to what they call directly; this copy lets any other code on the worker — a plain function a
- * task body calls, C++ fork_join, MERINO_RUN — spawn above the live descriptors. */
-extern MERINO_API __thread merino__task *merino__next __attribute__((tls_model("initial-exec")));
 
-/* The two words every spawn and join compare against live in the worker thread's own storage:
+/* merino__next: this thread's next free descriptor, kept current by every spawn and join, or NULL
+ * on a thread that is not in the pool. Task bodies carry their own copy in a register
+ * (merino__top) and pass it to what they call directly; this copy lets any other code on the
+ * worker — a plain function a task body calls, C++ fork_join, MERINO_RUN — spawn above the live
+ * descriptors.
+ *
+ * The two words every spawn and join compare against live in the worker thread's own storage:
  *   merino__limit  spawns at or above it take the slow path: the end of the stack, or 0 when a
  *                  thief asks for public tasks and while the owner spawns public after that;
  *   merino__split  joins below it take the slow path: the owner's boundary between public and
  *                  private descriptors, or all ones when a thief asks.
  * Both are atomic: the owner reads them relaxed here, thieves store into them through pointers.
- * In an executable (PIE or not) on x86-64, the header defines them (weak: one per program) and
- * reads them with one fs-relative mov, a relaxed atomic load of an aligned word on x86-64; in a
- * shared object, and under ThreadSanitizer, they are the runtime's, read with the builtin. */
+ * In an executable (PIE or not) on x86-64, the header defines the three (weak: one per program),
+ * so that each access is one fs-relative mov (a relaxed atomic load of an aligned word on x86-64)
+ * with no register holding the variable's offset; in a shared object, and under
+ * ThreadSanitizer, they are the runtime's, declared initial-exec. */
 #if defined(__x86_64__) && (defined(__PIE__) || !defined(__PIC__)) && !defined(MERINO__TSAN) && \
     !defined(MERINO__BUILDING)
 #define MERINO__TLS_DIRECT 1
 __attribute__((weak)) __thread uintptr_t merino__limit;
 __attribute__((weak)) __thread uintptr_t merino__split;
+__attribute__((weak)) __thread merino__task *merino__next; /* stored with one fs-relative mov */
 static inline uintptr_t merino__load_limit(void) {
     uintptr_t v;
     __asm__ volatile("movq %%fs:merino__limit@tpoff, %0" : "=r"(v)); /* volatile: read at every use */
@@ -114,6 +117,7 @@ static inline uintptr_t merino__load_split(void) {
     return v;
 }
 #else
+extern MERINO_API __thread merino__task *merino__next __attribute__((tls_model("initial-exec")));
 extern MERINO_API __thread uintptr_t merino__limit __attribute__((tls_model("initial-exec")));
 extern MERINO_API __thread uintptr_t merino__split __attribute__((tls_model("initial-exec")));
 static inline uintptr_t merino__load_limit(void) { return __atomic_load_n(&merino__limit, __ATOMIC_RELAXED); }
