@@ -1,4 +1,4 @@
-/* Private tasks and public mode (src/core/steal.c, "Public mode"):
+/* Private tasks and public mode (src/core/owner.c, "Public mode"):
  *  - one worker runs everything private: no publication, no steal;
  *  - after a thief's request, an owner spawns public: two tasks spawned while another worker is
  *    idle are both taken while their owner runs a long stretch with no spawn and no join (with

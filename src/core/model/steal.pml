@@ -11,7 +11,7 @@
  *             REQUEST (above every index) into it, a spawn below split is public, the owner serves
  *             a request at its next join that takes the exchange, and privatizes with a CAS on
  *             split after K public tasks inlined in a row.
- *   -DIMPL    the design in src/core (steal.c, merino.h, as of the public-mode change, this
+ *   -DIMPL    the design in src/core (owner.c, thief.c, task_stack.h, since the public-mode change, this
  *             session, 2026-11-23): a spawn is private unless the owner is in public mode; a
  *             thief that finds no public task at bot asks by storing all ones into the owner's
  *             `split` and 0 into its spawn `limit`; the owner's next spawn (t >= limit) or join
@@ -321,7 +321,7 @@ inline setup_prog() {
 #define P_ASKED 41   /* IMPL mrn_asked: load own split: a request pending? */
 #define P_ENTER 42   /* IMPL mrn_enter_public: public_left = K, store limit = 0 */
 #define P_SSELF 43   /* IMPL spawn slow path: state = TASK: the spawn publishes itself */
-#define P_JPUB 45    /* IMPL merino__join_public: load the state: PRIVATE (a request)? */
+#define P_JPUB 45    /* IMPL merino__join_slow: load the state: PRIVATE (a request)? */
 #define P_PRIVZ 46   /* IMPL join: public_left reached 0: store limit = end (leave public mode) */
 #define P_J2S 47     /* IMPL join: after the exchange, split = t */
 #define P_LEAPSET 48 /* IMPL leapfrog: split = t + 1 */
@@ -380,7 +380,7 @@ inline assert_below_stolen(vw, nb) {
 #ifdef SAFETY_ONLY
 #define assert_efficiency() skip
 #elif defined(IMPL)
-/* IMPL (steal.c): private_from <= top; the live descriptors in [private_from, top) are exactly
+/* IMPL (owner.c): private_from <= top; the live descriptors in [private_from, top) are exactly
  * the PRIVATE ones, those below are public or stolen; split is private_from or a request.
  * Public mode (public_left > 0): limit is 0, so that every spawn takes the slow path, and nothing
  * live is private: private_from == top. Checked where the owner spawns or joins. */
@@ -541,7 +541,7 @@ proctype Worker(byte w) {
     }
 
     do
-    /* ---------------- idle (idle.c: mrn_worker_main): one steal attempt ---------------- */
+    /* ---------------- idle (worker.c: mrn_worker_main): one steal attempt ---------------- */
     :: atomic { pc == P_IDLE ->
         assert(stack_empty_when_idle && bot[w] == 0);
         if
@@ -643,7 +643,7 @@ proctype Worker(byte w) {
         AFTER_ENTER() }
 #endif
 
-    /* ---------------- join (NAME_merino_join, merino__join_acquire) ---------------- */
+    /* ---------------- join (NAME_merino_join, merino__join) ---------------- */
 #ifndef IMPL
     :: atomic { pc == P_J1 ->
         f_n[CUR]--;
@@ -734,7 +734,7 @@ proctype Worker(byte w) {
         pc = P_JPUB
 #endif
         }
-    :: atomic { pc == P_JPUB ->              /* merino__join_public */
+    :: atomic { pc == P_JPUB ->              /* merino__join_slow */
         ss = state[IDX(w, t)];               /* relaxed: PRIVATE is written by the owner only */
         if
         :: IS_PRIV(ss) ->                    /* below split because a thief asked: serve it */
@@ -821,7 +821,7 @@ proctype Worker(byte w) {
         fi }
 #endif
 
-    /* ---------------- the wait for a thief (spec: merino__join_slow; IMPL: join_public) ------ */
+    /* ---------------- the wait for a thief (spec: merino__join_slow; IMPL: join_slow) ------ */
     :: atomic { pc == P_WAIT ->              /* a thief is between its CAS and its next store */
         s = state[IDX(w, t)];                /* acquire */
         if
