@@ -14,7 +14,8 @@
  * is the median over the rounds of the round's time / R, in nanoseconds. The speedup of a system
  * is the serial region_ns over its region_ns (T_S / T_P). Each leaf returns a value mixed from its
  * region and side; result = the sum of every leaf's value, checked against the same sum computed
- * without the leaves' loops (a leaf lost or run twice changes it). tasks = one spawn per region.
+ * without the leaves' loops (a leaf lost or run twice changes it). tasks = one spawn per region
+ * (null for serial).
  *
  * Output: {"seconds": all rounds, "check", "result", "tasks", "region_ns": median,
  *          "region_ns_p25", "region_ns_p75", "rounds"} */
