@@ -7,8 +7,9 @@
     bench/run --list               print what would run, and exit
 
 Systems: serial, merino, merino-allpub (merino built with -DMERINO_ALL_PUBLIC: every task public,
-the worst case of the Wool paper's Table II; run for fib and stress whenever merino is), tbb, omp-gcc,
-omp-clang, rayon. Each measurement is the median of --reps process runs (default 5). Worker counts
+the worst case of the Wool paper's Table II; run for fib and stress whenever merino is), merino-cxx
+(merino's C++ interface, merino.hpp; run for the workloads that have a <w>-merino-cxx.cpp, region,
+whenever merino is), tbb, omp-gcc, omp-clang, rayon. Each measurement is the median of --reps process runs (default 5). Worker counts
 above the number of cores are allowed and labelled oversubscribed (the Hood paper's experiments).
 
 The contract every benchmark program follows is in bench/README.md. Needs Python 3 (stdlib); the
@@ -39,10 +40,10 @@ def parse_args(argv):
                                  epilog="Workload params and the program contract: bench/README.md")
     ap.add_argument("--all", action="store_true", help="every size (long)")
     ap.add_argument("--quick", action="store_true", help="tiny sizes, 2 runs each (smoke test)")
-    ap.add_argument("--only", help="comma-separated workloads (fib,stress,nqueens,knary,overhead,steal,...)")
+    ap.add_argument("--only", help="comma-separated workloads (fib,stress,region,nqueens,knary,overhead,steal,...)")
     ap.add_argument("--systems", default=",".join(ALL_SYSTEMS),
                     help=f"comma-separated systems (default all: {','.join(ALL_SYSTEMS)}); "
-                         "merino implies merino-allpub for fib and stress")
+                         "merino implies merino-allpub for fib and stress and merino-cxx for region")
     ap.add_argument("--workers", default=None,
                     help=f"comma-separated worker counts (default 1,{NCORES}); above {NCORES} = oversubscribed")
     ap.add_argument("--reps", type=int, default=None, help="process runs per measurement (default 5, --quick 2)")
@@ -69,7 +70,7 @@ def parse_args(argv):
     if bad:
         sys.exit(f"bench/run: unknown system(s) {', '.join(bad)}; known: {', '.join(ALL_SYSTEMS)}")
     if "merino" in systems:
-        systems.append("merino-allpub")
+        systems += ["merino-allpub", "merino-cxx"]
     args.systems = [s for s in ALL_SYSTEMS if s in systems]
     if args.workers:
         args.workers = sorted({int(w) for w in args.workers.split(",")})

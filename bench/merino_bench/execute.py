@@ -12,7 +12,7 @@ import time
 from . import BENCH_DIR, ROOT, log, warn
 from .machine import NCORES, LoadMeter
 from .plan import binary, label, process_runs
-from .results import RATIO_KEYS, STATS_REPS, STATS_WORKERS, OTHERS_WARN
+from .results import RATIO_KEYS, RUN_MEDIANS, STATS_REPS, STATS_WORKERS, OTHERS_WARN
 
 INSTALL_DEPS = os.path.join(ROOT, "scripts", "install-deps.sh")
 
@@ -227,6 +227,10 @@ def run_configs(args, g, wr, prog):
             "error": errors[key], "tasks": res.get("tasks"), "result": res.get("result"),
             "walls": [o["wall"] for o in outs[key]], "others_cores": others, "steal_cores": steal,
         }
+        for f in RUN_MEDIANS:
+            if any(o.get(f) is not None for o in outs[key]):
+                rec[f] = median_of(outs[key], f)
+                rec[f + "_runs"] = [o.get(f) for o in outs[key]]
         if g["kind"] == "steal":
             # each run reports in-process medians over its trees; take the median over runs
             for f in ("leaf_cycles", "tree_cycles", "cost_cycles", "cost_ns", "cost_vs_ideal_cycles"):

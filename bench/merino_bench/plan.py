@@ -29,6 +29,9 @@ def size(params, reps=1, systems=None, note="", est=None):
 # tasks are cheap (fine-grained fib costs OpenMP and TBB an allocation and more per task, tens of
 # seconds at n = 40); --all runs it everywhere. --all has the larger sizes (about 0.5-1 s serial).
 CHEAP_TASKS = ["serial", "merino", "merino-allpub", "rayon"]
+PER_TREE = 1  # stress's 4th param: one parallel region per tree
+# region: (W, R, est), est counting ~5 us a region for the parallel systems
+REGION_SIZES = [(0, 1000, 0.05), (100, 1000, 0.05), (1000, 1000, 0.05), (10000, 1000, 0.09), (100000, 100, 0.09)]
 WORKLOADS = {
     "fib": {
         "doc": "fib n cutoff: one task per call (cutoff 0) or serial below the cutoff (TBB paper: 12, 20)",
@@ -39,15 +42,31 @@ WORKLOADS = {
         "quick": [size("20 0"), size("20 12")],
     },
     "stress": {
-        "doc": "stress h L reps: reps balanced trees of height h, leaves of L empty iterations (Wool Table I)",
+        "doc": "stress h L reps [per_tree]: reps balanced trees of height h, leaves of L empty iterations "
+               "(Wool Table I); per_tree 1 = one parallel region (MERINO_RUN) per tree",
         "headline": [size("7 256 8192", note="Wool (7, 256)", est=0.18),
                      size("3 4096 8192", note="Wool (3, 4096)", est=0.17),
+                     # the same trees entered one region (MERINO_RUN, omp parallel, ...) per tree
+                     # from the main thread: what entering a region adds to each tree
+                     size(f"7 256 8192 {PER_TREE}", note="Wool (7, 256), a region per tree", est=0.18),
+                     size(f"3 4096 8192 {PER_TREE}", note="Wool (3, 4096), a region per tree", est=0.17),
                      # two leaves of ~1.7 ms: no scheduling to speak of, so its T_S / T_2 is what
                      # the machine gives two threads at the time of the run (the bound for the rest)
                      size("1 4194304 48", note="ceiling: 2 independent halves", est=0.16)],
         "all": [size(f"{h} 256 {32768 >> (h - 7)}") for h in range(7, 12)]
-        + [size(f"{h} 4096 {32768 >> (h - 3)}") for h in range(3, 8)],
-        "quick": [size("5 256 100"), size("3 4096 20")],
+        + [size(f"{h} 4096 {32768 >> (h - 3)}") for h in range(3, 8)]
+        + [size(f"7 256 32768 {PER_TREE}"), size(f"3 4096 32768 {PER_TREE}")],
+        "quick": [size("5 256 100"), size("3 4096 20"), size(f"5 256 100 {PER_TREE}")],
+    },
+    # EPCC syncbench style: R regions in a row from the main thread, two leaves of W empty
+    # iterations each (stress's leaf loop, so W is stress's L), --reps = rounds (median per-region
+    # time over them). R x rounds keeps each size near 0.1 s at a few microseconds a region.
+    "region": {
+        "doc": "region W R: R parallel regions entered from the main thread, each two leaves of W empty "
+               "iterations; --reps = rounds, region_ns = median over the rounds of a round's time / R",
+        "headline": [size(f"{w} {r}", reps=11, note="region overhead", est=est) for (w, r, est) in REGION_SIZES],
+        "all": [size(f"{w} {r}", reps=31, est=est * 3) for (w, r, est) in REGION_SIZES],
+        "quick": [size("0 200", reps=3), size("1000 100", reps=3)],
     },
     "nqueens": {
         "doc": "nqueens n: count the solutions, one task per placement",
@@ -182,6 +201,8 @@ def size_groups(args, w, sizes, skipped):
                 continue
             if sy == "merino-allpub" and w not in ALLPUB_WORKLOADS:
                 continue
+            if sy == "merino-cxx" and not os.path.exists(os.path.join(BENCH_DIR, w, f"{w}-merino-cxx.cpp")):
+                continue  # only workloads with a C++ version (merino.hpp) have one
             path = binary(args.build_dir, w, sy)
             if not path:
                 if not (sy == "rayon" and w not in RAYON_WORKLOADS):

@@ -158,8 +158,8 @@ def document(jsonl, meta, end, records, plots):
          "packages (`scripts/install-deps.sh --bench`: oneTBB, clang and libomp, the allocators) and, for the "
          "plots, matplotlib in `bench/.venv` from `bench/requirements.txt`; it says which peers it skipped "
          "and why. Options of `bench/run`: `--all`, "
-         "`--quick`, `--only W1,W2`, `--systems S1,S2` (serial, merino, merino-allpub, tbb, omp-gcc, omp-clang, "
-         "rayon), `--workers 1,2,4` (counts above the cores are labelled oversubscribed), `--reps N` (process "
+         "`--quick`, `--only W1,W2`, `--systems S1,S2` (serial, merino, merino-allpub, merino-cxx, tbb, omp-gcc, "
+         "omp-clang, rayon), `--workers 1,2,4` (counts above the cores are labelled oversubscribed), `--reps N` (process "
          "runs per measurement, median reported; default 5), `--no-stats` (skip Table I's counter runs), "
          "`--no-build`, `--no-install`, `--build-dir`, `--results-dir`, `--timeout`, `--slow`, `--no-plots`, "
          "`--plot-only FILE`, `--list` (the plan and its estimated time), `--report`. It prints the estimated "
@@ -170,7 +170,9 @@ def document(jsonl, meta, end, records, plots):
          "input generation and verification excluded). Following the Wool paper, a run repeats a small problem many times "
          "inside the process, so the headline sizes take about 0.1-0.2 s serially and tasks stay fine-grained; "
          "`--all` has larger and smaller sizes. `merino-allpub` is merino built with `-DMERINO_ALL_PUBLIC` "
-         "(every task public: the worst case of the Wool paper's Table II); `merino-stats` is merino built with "
+         "(every task public: the worst case of the Wool paper's Table II); `merino-cxx` is the C++ interface "
+         "(`merino::run`, `merino::fork_join`), for the workloads that have a version in it (region); "
+         "`merino-stats` is merino built with "
          "`-DMERINO_STATS`, run only for Table I's counts. Every version of a workload calls the same leaf functions; "
          "the `omp-clang` versions are compiled by clang, leaves included, all other C and C++ versions by gcc "
          "(with `-O2 -falign-loops=32`), so at 1 worker a version faster than serial usually has faster code "
@@ -194,6 +196,10 @@ def document(jsonl, meta, end, records, plots):
         L += ["### Inlined-task overhead", "", secs["overhead"]["title"] + ".", ""] + code_block(secs["overhead"]) + [""]
     if secs["steal"]:
         L += ["### Steal cost", "", secs["steal"]["title"] + ".", ""] + code_block(secs["steal"]) + [""]
+    if secs["region"]:
+        L += ["### Region overhead", "", secs["region"]["title"] + ".", ""] + code_block(secs["region"]) + [""]
+    if secs["per_tree"]:
+        L += ["### One region per tree", "", secs["per_tree"]["title"] + ".", ""] + code_block(secs["per_tree"]) + [""]
     if plots:
         L += ["### Plots", ""]
         captions = {"speedup": "Speedup against serial per workload size and system",

@@ -6,11 +6,14 @@ import glob
 import json
 import os
 
-ALL_SYSTEMS = ["serial", "merino", "merino-allpub", "tbb", "omp-gcc", "omp-clang", "rayon"]
+ALL_SYSTEMS = ["serial", "merino", "merino-allpub", "merino-cxx", "tbb", "omp-gcc", "omp-clang", "rayon"]
 PARALLEL_SYSTEMS = [s for s in ALL_SYSTEMS if s != "serial"]
 PEERS = ["tbb", "omp-gcc", "omp-clang", "rayon"]  # what merino is compared with
 ALLPUB_WORKLOADS = ["fib", "stress"]  # also run as merino-allpub: the same numbers with every task public
 RECORD_KINDS = ("workload", "stats", "overhead", "steal", "ratios")  # measured, not derived
+# Fields of a program's JSON line a record keeps as the median over its runs (and the runs' values
+# as <field>_runs): region's per-region time, the median over the rounds of one process
+RUN_MEDIANS = ("region_ns",)
 
 OTHERS_WARN = 0.1  # cores used by other processes during a measurement worth a note
 STATS_WORKERS = 2  # Table I: N_M is the number of steals at 2 workers

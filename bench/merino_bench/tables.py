@@ -1,7 +1,7 @@
 """The text tables bench/run prints and docs/benchmarks.md shows, as sections: a title and lines."""
 
-from .results import (ALL_SYSTEMS, OTHERS_WARN, PEERS, RATIO_KEYS, STATS_REPS, group_name, ok_median,
-                      workload_groups)
+from .results import (ALL_SYSTEMS, OTHERS_WARN, PARALLEL_SYSTEMS, PEERS, RATIO_KEYS, STATS_REPS, group_name,
+                      ok_median, workload_groups)
 
 
 def fmt_s(x):
@@ -23,6 +23,18 @@ def fmt_r(x):
 
 def fmt_n(v, nd=0):
     return "-" if v is None else f"{v:.{nd}f}"
+
+
+def fmt_q(x):
+    """A ratio that may be far below 1 (region's T_S / T_P at W = 0): three decimals below 0.1."""
+    return "-" if x is None else (f"{x:.3f}" if x < 0.1 else f"{x:.2f}")
+
+
+def fmt_ns(x):
+    """Nanoseconds: one decimal below 100, none above."""
+    if x is None:
+        return "-"
+    return f"{x:.1f}" if x < 100 else f"{x:.0f}"
 
 
 def render(rows, align):
@@ -226,10 +238,87 @@ def steal_section(records):
                    "TSC cycles, median of runs", render(table, "llrrrrrrl") if st else [])
 
 
+def by_config(recs):
+    return {(r["system"], r["workers"]): r for r in recs}
+
+
+def region_ns(r):
+    """A region record's per-region time (ns, median over its runs), or None."""
+    return r.get("region_ns") if r and r["check"] == "ok" else None
+
+
+def region_section(records, workers):
+    """region: per W, the time of one region on every system (ns; each process's median over its
+    rounds, median over the process runs), T_S / T_P against serial, and merino's time over the best
+    peer's at that worker count (below 1: merino enters and leaves a region faster)."""
+    groups = sorted(((params, ireps, recs) for (w, params, ireps), recs in workload_groups(records).items()
+                     if w == "region"), key=lambda g: [int(x) for x in g[0].split()] + [g[1]])
+    if not groups:
+        return None
+    present = {r["system"] for (_, _, recs) in groups for r in recs}
+    par = [sy for sy in ALL_SYSTEMS if sy in present and sy != "serial"]
+    lines = []
+    for wk in sorted(set(workers)):
+        times = [["W", "R x rounds", "serial"] + par + ["best peer", "merino/best"]]
+        speedups = [["W", "R x rounds"] + par]
+        for params, ireps, recs in groups:
+            t = by_config(recs)
+            W, R = params.split()[:2]
+            ts = region_ns(t.get(("serial", 1)))
+            ns = {sy: region_ns(t.get((sy, wk))) for sy in par}
+            peers = [(ns[p], p) for p in PEERS if ns.get(p)]
+            bt, bp = min(peers) if peers else (None, "-")
+            m = ns.get("merino")
+            times.append([W, f"{R} x {ireps}", fmt_ns(ts)] + [fmt_ns(ns[sy]) for sy in par]
+                         + [bp, fmt_r(m / bt) if (m and bt) else "-"])
+            speedups.append([W, f"{R} x {ireps}"] + [fmt_q(ts / ns[sy] if (ts and ns[sy]) else None) for sy in par])
+        lines += [f"w={wk}: per-region time [ns]; merino/best = merino's time over the best peer's "
+                  "(below 1: merino is faster)"] + render(times, "r" * (len(par) + 3) + "lr")
+        lines += ["", f"w={wk}: T_S / T_P (serial time over the system's; 1 = no faster than serial)"]
+        lines += render(speedups, "r" * (len(par) + 2)) + [""]
+    return section("Region overhead (bench/region, EPCC syncbench style): R regions entered one after the other "
+                   "from the main thread, each two leaves of W empty iterations (stress's leaf loop); the median "
+                   "over the rounds of a round's time / R, median of the process runs", lines[:-1])
+
+
+def per_tree_section(records, workers):
+    """stress with one parallel region per tree (4th param 1) beside the same trees in one region:
+    T_S / T_P of both, and what entering a region added to each tree (us)."""
+    groups = workload_groups(records)
+    parts = []
+    for (w, params, ireps), recs in groups.items():
+        p = params.split()
+        if w != "stress" or len(p) != 4 or p[3] == "0":
+            continue
+        one = groups.get((w, " ".join(p[:3]), ireps)) or groups.get((w, " ".join(p[:3] + ["0"]), ireps))
+        if not one:
+            continue
+        t_pt, t_one = by_config(recs), by_config(one)
+        ts = ok_median(t_one.get(("serial", 1))) or ok_median(t_pt.get(("serial", 1)))
+        ntrees = int(p[2]) * ireps
+        wks = [wk for wk in sorted(set(workers))]
+        table = [["system"] + [c for wk in wks for c in (f"one run S{wk}", f"per tree S{wk}", f"us/tree{wk}")]]
+        for sy in PARALLEL_SYSTEMS:
+            if not any(r["system"] == sy for r in recs):
+                continue
+            row = [sy]
+            for wk in wks:
+                a, b = ok_median(t_one.get((sy, wk))), ok_median(t_pt.get((sy, wk)))
+                row += [fmt_r(ts / a) if (ts and a) else "-", fmt_r(ts / b) if (ts and b) else "-",
+                        f"{(b - a) / ntrees * 1e6:.2f}" if (a and b) else "-"]
+            table.append(row)
+        parts += ([""] if parts else []) + [f"stress {' '.join(p[:3])}" + (f" --reps {ireps}" if ireps != 1 else "")
+                                            + f"   (serial: {fmt_s(ts)} s, {ntrees} trees)"] + render(table, "l" + "r" * 3 * len(wks))
+    return section("One parallel region per tree (stress h L reps 1: a MERINO_RUN, omp parallel + single, "
+                   "arena.execute or pool.install per tree) against all the trees in one region: "
+                   "S = T_S / T at that worker count; us/tree = (T_per_tree - T_one_run) / trees", parts)
+
+
 def report_sections(records, derived, workers, reps, cores):
     """Every section of the report, in order (None for an empty one)."""
     overhead = [r for r in derived if r["kind"] == "task_overhead"]
     table1 = [r for r in derived if r["kind"] == "table1"]
     return {"table": main_table(records, workers, reps, cores), "fastest": fastest_section(records, workers),
             "table1": table1_section(table1), "overhead": overhead_section(overhead, records),
-            "steal": steal_section(records)}
+            "steal": steal_section(records), "region": region_section(records, workers),
+            "per_tree": per_tree_section(records, workers)}

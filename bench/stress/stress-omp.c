@@ -1,5 +1,6 @@
-/* stress, OpenMP tasks: ./stress-omp-{gcc,clang} --workers N [--reps R] h L reps
- * One parallel region; the master thread runs the trees one after the other (taskwait joins). */
+/* stress, OpenMP tasks: ./stress-omp-{gcc,clang} --workers N [--reps R] h L reps [per_tree]
+ * One parallel region; the master thread runs the trees one after the other (taskwait joins); with
+ * per_tree = 1, one parallel region (+ single) per tree. */
 #include <omp.h>
 
 #include "stress.h"
@@ -15,10 +16,10 @@ static long tree(int h) {
 }
 
 int main(int argc, char **argv) {
-    const char *p[3];
+    const char *p[4];
     int workers, reps, h;
     long L, trees;
-    int np = bench_args(argc, argv, &workers, &reps, p, 3);
+    int np = bench_args(argc, argv, &workers, &reps, p, 4);
     STRESS_PARAMS(p, np, h, L, trees);
     omp_set_dynamic(0);
     omp_set_num_threads(workers);
@@ -26,9 +27,17 @@ int main(int argc, char **argv) {
     { bench_sink(omp_get_thread_num()); }
     int64_t sum = 0;
     double t0 = bench_now();
+    if (stress_per_tree) {
+        for (long i = 0; i < trees * reps; i++) {
 #pragma omp parallel
 #pragma omp single
-    for (long i = 0; i < trees * reps; i++) sum += tree(h);
+            sum += tree(h);
+        }
+    } else {
+#pragma omp parallel
+#pragma omp single
+        for (long i = 0; i < trees * reps; i++) sum += tree(h);
+    }
     double t = bench_now() - t0;
     return bench_report_i64(t, sum == stress_expected(h, trees, reps), sum, stress_tasks(h, trees, reps));
 }

@@ -1,4 +1,6 @@
-// stress, oneTBB: ./stress-tbb --workers N [--reps R] h L reps   (tbb::task_group per inner node)
+// stress, oneTBB: ./stress-tbb --workers N [--reps R] h L reps [per_tree]
+// (tbb::task_group per inner node; the trees in one arena.execute, or with per_tree = 1 one
+// arena.execute per tree from the main thread)
 #include <tbb/global_control.h>
 #include <tbb/task_arena.h>
 #include <tbb/task_group.h>
@@ -16,10 +18,10 @@ static long tree(int h) {
 }
 
 int main(int argc, char **argv) {
-    const char *p[3];
+    const char *p[4];
     int workers, reps, h;
     long L, trees;
-    int np = bench_args(argc, argv, &workers, &reps, p, 3);
+    int np = bench_args(argc, argv, &workers, &reps, p, 4);
     STRESS_PARAMS(p, np, h, L, trees);
     tbb::global_control gc(tbb::global_control::max_allowed_parallelism, (size_t)workers);
     tbb::task_arena arena(workers);
@@ -27,9 +29,13 @@ int main(int argc, char **argv) {
     arena.execute([] { tbb::task_group g; g.run([] {}); g.wait(); });
     int64_t sum = 0;
     double t0 = bench_now();
-    arena.execute([&] {
-        for (long i = 0; i < trees * reps; i++) sum += tree(h);
-    });
+    if (stress_per_tree) {
+        for (long i = 0; i < trees * reps; i++) arena.execute([&] { sum += tree(h); });
+    } else {
+        arena.execute([&] {
+            for (long i = 0; i < trees * reps; i++) sum += tree(h);
+        });
+    }
     double t = bench_now() - t0;
     return bench_report_i64(t, sum == stress_expected(h, trees, reps), sum, stress_tasks(h, trees, reps));
 }
