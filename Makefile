@@ -11,7 +11,7 @@
 #                               build, then run the randomized stress harness (tests/stress.c)
 #   make clean                  remove the build directories
 #
-# CMAKE_ARGS="-DMERINO_STATS=ON" passes options to the first configure of a build directory.
+# CMAKE_ARGS="-DMERINO_BUILD_BENCH=OFF" passes options to the first configure of a build directory.
 
 BUILD      ?= build
 PREFIX     ?= /usr/local

@@ -1,4 +1,4 @@
-/* Debug build (-UNDEBUG -DMERINO_DEBUG=1): a join that does not match the most recent spawn is
+/* Debug build (-DMERINO_DEBUG=1): a join that does not match the most recent spawn is
  * reported — the child spawns task_a then task_b and joins task_a first, and must die naming
  * MERINO_JOIN and the rule (reverse order) — while correct programs in the same build run. */
 #define _GNU_SOURCE 1
@@ -6,8 +6,8 @@
 
 #include <merino.h>
 
-#if defined(NDEBUG) && !defined(MERINO_DEBUG)
-#error "test_debug_join_order.c must be compiled with -UNDEBUG -DMERINO_DEBUG=1"
+#if !defined(MERINO_DEBUG)
+#error "test_debug_join_order.c must be compiled with -DMERINO_DEBUG=1"
 #endif
 
 MERINO_TASK_1(int, task_a, int, n) { return n + 1; }

@@ -1,6 +1,5 @@
-/* config.c — the pool's settings from merino_config and the environment, and merino's error
- * reporting. Every rejected setting gives one line naming the setting, the accepted range and how
- * to fix it. */
+/* config.c — the pool's settings from merino_config and the environment. Every rejected setting
+ * gives one line naming the setting, the accepted range and how to fix it (src/sys/error.c). */
 #include "core.h"
 
 #include <sys/resource.h>

@@ -1,20 +1,22 @@
 /* core.h — internal declarations of merino's core: the worker record, the pool, the work-source
  * seam, and the functions the files of src/core share. Never included by users.
  *
- * Files and the direction of their calls (a file calls only files below it in this list):
+ * Files, each calling only files further down this list (and src/sys):
+ *   enter.c    a thread outside the pool runs a task: in the caller slot, or handed over
  *   pool.c     merino_start / merino_stop, start on first use, stop at exit, fork
  *   worker.c   a pool thread: set-up, then the idle loop over the work sources
- *   sources.c  the ordered list of work sources, and the two of the core (root jobs, task stacks)
- *   enter.c    a thread that is not a worker runs a task: in the caller's slot, or handed over
+ *   sources.c  the ordered list of work sources, and the two of the core (handed-over tasks,
+ *              task stacks)
+ *   jobs.c     the stack of handed-over tasks
  *   owner.c    the owner's slow paths: publishing, public mode, the slow join, leapfrogging
  *   thief.c    one steal attempt, and the request for public tasks
  *   sleep.c    sleeping workers and waking them
- *   stats.c    merino_stats_get / merino_stats_reset
+ *   stats.c    merino_stats_get / merino_stats_reset (called by users only)
  *   config.c   settings from merino_config and the environment
- *   place.c    binding worker threads to CPUs
+ *   place.c    binding pool threads to CPUs
  *   state.c    the pool and the per-thread words (data only)
  *   backoff.h  the one back-off policy every wait uses
- * All of them may call src/sys. */
+ */
 #ifndef MERINO_CORE_H
 #define MERINO_CORE_H
 
@@ -101,13 +103,14 @@ typedef struct mrn_pool {
     uint32_t sleepers; /* atomic: workers asleep (or about to be) on epoch */
     uint32_t stopping; /* atomic: pool threads leave their loop */
     uint32_t left;     /* atomic: pool threads that have left their loop */
-    _Alignas(MRN_CACHE_LINE) uint32_t slot_taken; /* atomic futex word: the caller slot is in use */
 } mrn_pool;
 
 extern mrn_pool mrn_the_pool;
 extern uint32_t mrn_running;     /* atomic: 1 while a pool runs and takes new work */
 extern uint32_t mrn_fork_orphan; /* atomic: set in the child of a fork made from a task */
-__attribute__((noreturn, cold)) void mrn_orphan_wait(void);
+/* atomic futex word: the caller slot is in use (enter.c). Outside mrn_the_pool, which merino_start
+ * clears, because threads may try to take it while a pool is being started. */
+extern uint32_t mrn_slot_taken;
 
 /* ---- work sources ------------------------------------------------------------------------------- */
 
@@ -139,18 +142,20 @@ void mrn_sources_init(void);
 bool mrn_steal(mrn_worker *self, mrn_worker *victim, merino__task *top);
 mrn_worker *mrn_pick_victim(mrn_worker *self);
 
-/* enter.c */
+/* jobs.c */
+void mrn_push_job(mrn_job *job);
 mrn_job *mrn_take_job(void);
 void mrn_run_job(mrn_worker *w, mrn_job *job);
-void mrn_enter_reset(void);
+
+/* owner.c */
+void mrn_enter_public(mrn_worker *w);
 
 /* worker.c */
 void *mrn_worker_main(void *arg);
-void mrn_bind_thread(mrn_worker *w);
 
 /* sleep.c */
 void mrn_wake_all(void);
-void mrn_sleep(void);
+void mrn_sleep(bool (*pending)(void));
 
 /* place.c */
 int mrn_worker_cpu(const mrn_settings *set, unsigned index);

@@ -10,33 +10,31 @@
 
 #include <stdio.h>
 
-void mrn_enter_public(mrn_worker *w); /* owner.c */
-void mrn_push_job(mrn_job *job);      /* jobs.c */
-
 /* ---- the caller slot ------------------------------------------------------------------------------ */
 
-/* slot_taken: 0 free, 1 taken, 2 taken and a thread waits for it (a pool of one worker only). */
-static bool mrn_try_take_slot(mrn_pool *p) {
+/* mrn_slot_taken: 0 free, 1 taken, 2 taken and a thread waits for it (a pool of one worker). */
+static bool mrn_try_take_slot(void) {
     uint32_t free_ = 0;
-    /* acquire: pairs with the last occupant's release: its stores to the record are ours now */
-    return __atomic_compare_exchange_n(&p->slot_taken, &free_, 1, false, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED);
+    /* seq_cst: with merino_stop's store of mrn_running and its wait for the slot (see
+     * merino__run_external); acquire in it: the last occupant's stores to the record */
+    return __atomic_compare_exchange_n(&mrn_slot_taken, &free_, 1, false, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED);
 }
 
-static void mrn_release_slot(mrn_pool *p) {
-    /* release: our stores to the record, for the next occupant */
-    if (__atomic_exchange_n(&p->slot_taken, 0, __ATOMIC_RELEASE) == 2) mrn_futex_wake(&p->slot_taken, INT32_MAX);
+static void mrn_release_slot(void) {
+    /* release: our stores to the record, for the next occupant and for merino_stop */
+    if (__atomic_exchange_n(&mrn_slot_taken, 0, __ATOMIC_RELEASE) == 2) mrn_futex_wake(&mrn_slot_taken, INT32_MAX);
 }
 
 /* With no pool thread to hand the task to: wait for the slot. */
-static void mrn_wait_for_slot(mrn_pool *p) {
+static void mrn_wait_for_slot(void) {
     for (;;) {
         uint32_t seen = 0;
-        /* acquire: as mrn_try_take_slot; 2 keeps the wake-up for the other waiters */
-        if (__atomic_compare_exchange_n(&p->slot_taken, &seen, 2, false, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+        /* acquire: the last occupant's stores; 2 keeps the wake-up for the other waiters */
+        if (__atomic_compare_exchange_n(&mrn_slot_taken, &seen, 2, false, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
             return;
         /* relaxed: the futex word itself; the wait re-checks it */
-        if (seen == 2 || __atomic_compare_exchange_n(&p->slot_taken, &seen, 2, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
-            mrn_futex_wait(&p->slot_taken, 2);
+        if (seen == 2 || __atomic_compare_exchange_n(&mrn_slot_taken, &seen, 2, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+            mrn_futex_wait(&mrn_slot_taken, 2);
     }
 }
 
@@ -89,13 +87,15 @@ static void mrn_hand_over(merino__task *t, merino__wrap_fn wrap) {
 
 /* ---- MERINO_RUN from outside the pool ------------------------------------------------------------- */
 
-void merino__run_external(merino__task *t, merino__wrap_fn wrap) {
+/* Not the common case: no pool yet (start one), a pool stopping (wait, then start one), or the
+ * slot taken (hand over). `active` counts the run, so that merino_stop waits for it. */
+__attribute__((noinline, cold)) static void mrn_run_external_slow(merino__task *t, merino__wrap_fn wrap) {
     mrn_pool *p = &mrn_the_pool;
     for (;;) {
         /* seq_cst: with merino_stop's store of mrn_running and its load of active: either we see
          * the pool stopping, or stop sees us and waits */
         __atomic_fetch_add(&p->active, 1, __ATOMIC_SEQ_CST);
-        if (MRN_LIKELY(__atomic_load_n(&mrn_running, __ATOMIC_SEQ_CST))) break;
+        if (__atomic_load_n(&mrn_running, __ATOMIC_SEQ_CST)) break;
         __atomic_fetch_sub(&p->active, 1, __ATOMIC_SEQ_CST);
         if (mrn_start_default() != 0) {
             char why[512];
@@ -105,16 +105,32 @@ void merino__run_external(merino__task *t, merino__wrap_fn wrap) {
                       why);
         }
     }
-    if (mrn_try_take_slot(p)) {
+    if (mrn_try_take_slot()) {
         mrn_run_in_slot(p, p->workers[0], t, wrap);
-        mrn_release_slot(p);
+        mrn_release_slot();
     } else if (p->count > 1) {
         mrn_hand_over(t, wrap);
     } else {
-        mrn_wait_for_slot(p);
+        mrn_wait_for_slot();
         mrn_run_in_slot(p, p->workers[0], t, wrap);
-        mrn_release_slot(p);
+        mrn_release_slot();
     }
     /* release: the run is over, for merino_stop's acquire load */
     __atomic_fetch_sub(&p->active, 1, __ATOMIC_RELEASE);
+}
+
+void merino__run_external(merino__task *t, merino__wrap_fn wrap) {
+    /* The common case, with one atomic read-modify-write to enter and one to leave: a pool runs
+     * and the caller slot is free. acquire: pairs with merino_start's release: the pool is built */
+    if (MRN_LIKELY(__atomic_load_n(&mrn_running, __ATOMIC_ACQUIRE)) && mrn_try_take_slot()) {
+        /* seq_cst, with the slot's CAS: merino_stop stores mrn_running = 0, then waits for the
+         * slot to be free; either it waits for us, or we see it stopping */
+        if (MRN_LIKELY(__atomic_load_n(&mrn_running, __ATOMIC_SEQ_CST))) {
+            mrn_run_in_slot(&mrn_the_pool, mrn_the_pool.workers[0], t, wrap);
+            mrn_release_slot();
+            return;
+        }
+        mrn_release_slot();
+    }
+    mrn_run_external_slow(t, wrap);
 }

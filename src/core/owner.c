@@ -86,6 +86,12 @@ static void mrn_public_inlined(mrn_worker *w) {
     }
 }
 
+__attribute__((noreturn, cold)) static void mrn_orphan_wait(void) {
+    mrn_fatal("a task waits for a task stolen by a worker that does not exist in this process: "
+              "fork() was called from a task, and the child has only the forking thread; in such a "
+              "child, call only exec or _exit, or fork from outside merino's tasks");
+}
+
 /* A wait that only a worker which no longer exists could end (see pool.c, fork). */
 static void mrn_check_orphan(void) {
     /* relaxed: set before this thread ran on in a fork's child; no data */

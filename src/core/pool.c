@@ -33,16 +33,12 @@ static void mrn_after_fork_in_child(void) {
     mrn_lifecycle = unlocked; /* another thread may have held it at the fork */
     if (!__atomic_load_n(&mrn_running, __ATOMIC_RELAXED)) return;
     __atomic_store_n(&mrn_running, 0, __ATOMIC_RELAXED); /* only this thread exists: no ordering */
-    if (merino__self)
+    if (merino__self) {
         __atomic_store_n(&mrn_fork_orphan, 1, __ATOMIC_RELAXED);
-    else
+    } else {
         memset(&mrn_the_pool, 0, sizeof mrn_the_pool);
-}
-
-__attribute__((noreturn, cold)) void mrn_orphan_wait(void) {
-    mrn_fatal("a task waits for a task stolen by a worker that does not exist in this process: "
-              "fork() was called from a task, and the child has only the forking thread; in such a "
-              "child, call only exec or _exit, or fork from outside merino's tasks");
+        __atomic_store_n(&mrn_slot_taken, 0, __ATOMIC_RELAXED); /* another thread held it */
+    }
 }
 
 /* A pool nobody stopped is stopped at exit, unless exit was called from a task (the program ends
@@ -202,7 +198,9 @@ int merino_stop(void) {
     /* seq_cst: with merino__run_external's increment of active and load of mrn_running (enter.c):
      * a run either sees the pool stopping (and waits for us to start a new one) or is counted */
     __atomic_store_n(&mrn_running, 0, __ATOMIC_SEQ_CST);
-    while (__atomic_load_n(&p->active, __ATOMIC_SEQ_CST) != 0) sched_yield(); /* runs in flight end */
+    /* seq_cst: the other half of the pairs in merino__run_external (enter.c): runs in flight end */
+    while (__atomic_load_n(&p->active, __ATOMIC_SEQ_CST) != 0 || __atomic_load_n(&mrn_slot_taken, __ATOMIC_SEQ_CST) != 0)
+        sched_yield();
     /* release: pairs with the workers' acquire load; seq_cst via the wake: a sleeper that checked
      * stopping before this store is woken by the epoch bump */
     __atomic_store_n(&p->stopping, 1, __ATOMIC_SEQ_CST);

@@ -18,13 +18,13 @@ void mrn_wake_all(void) {
     mrn_futex_wake(&p->epoch, INT_MAX);
 }
 
-/* Sleeps until mrn_wake_all, unless there is work or the pool stops. */
-void mrn_sleep(void) {
+/* Sleeps until mrn_wake_all, unless pending() says there is work, or the pool stops. */
+void mrn_sleep(bool (*pending)(void)) {
     mrn_pool *p = &mrn_the_pool;
     uint32_t epoch = __atomic_load_n(&p->epoch, __ATOMIC_SEQ_CST);
     __atomic_fetch_add(&p->sleepers, 1, __ATOMIC_SEQ_CST);
-    /* seq_cst (inside mrn_work_pending too): pairs with mrn_wake_all */
-    if (!mrn_work_pending() && !__atomic_load_n(&p->stopping, __ATOMIC_SEQ_CST))
+    /* seq_cst (inside pending too): pairs with mrn_wake_all */
+    if (!pending() && !__atomic_load_n(&p->stopping, __ATOMIC_SEQ_CST))
         mrn_futex_wait(&p->epoch, epoch);
     __atomic_fetch_sub(&p->sleepers, 1, __ATOMIC_RELAXED); /* relaxed: only makes wakers skip */
 }

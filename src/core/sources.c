@@ -51,10 +51,13 @@ static bool mrn_stacks_run_one(mrn_worker *w) {
     return mrn_the_pool.count > 1 && mrn_steal(w, mrn_pick_victim(w), w->pub.base);
 }
 
-/* While a task run from outside the pool is in flight, tasks may appear on any stack at any time,
- * and only thieves that look find them (their owners do not wake anyone): stay awake. */
+/* While a task run from outside the pool is in flight (in the caller slot, or handed over), tasks
+ * may appear on any stack at any time, and only thieves that look find them (their owners do not
+ * wake anyone): stay awake. */
 static bool mrn_stacks_pending(void) {
-    return __atomic_load_n(&mrn_the_pool.active, __ATOMIC_SEQ_CST) != 0; /* seq_cst: sleep.c */
+    /* seq_cst: the sleeper's half of the pair in sleep.c; the slot's taker calls mrn_wake_all */
+    return __atomic_load_n(&mrn_slot_taken, __ATOMIC_SEQ_CST) != 0 ||
+           __atomic_load_n(&mrn_the_pool.active, __ATOMIC_SEQ_CST) != 0;
 }
 
 static const mrn_source mrn_jobs_source = {"handed-over tasks", mrn_jobs_run_one, mrn_jobs_pending};

@@ -9,3 +9,4 @@ MERINO_API __thread uintptr_t merino__split __attribute__((tls_model("initial-ex
 mrn_pool mrn_the_pool;
 uint32_t mrn_running;
 uint32_t mrn_fork_orphan;
+_Alignas(MRN_CACHE_LINE) uint32_t mrn_slot_taken;

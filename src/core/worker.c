@@ -6,7 +6,7 @@
 #include "backoff.h"
 
 /* The calling thread's words for worker w, and their addresses for thieves (before `ready`). */
-void mrn_bind_thread(mrn_worker *w) {
+static void mrn_bind_thread(mrn_worker *w) {
     merino__self = &w->pub;
     merino__next = w->pub.base;
     /* relaxed: no thief reads them before the release store of ready / occupied */
@@ -52,7 +52,7 @@ void *mrn_worker_main(void *arg) {
             if (mrn_work_pending()) {
                 sched_yield(); /* work may appear at any moment: look again soon */
             } else {
-                mrn_sleep(); /* nothing in flight: free the processor until there is */
+                mrn_sleep(mrn_work_pending); /* nothing in flight: free the processor until there is */
                 mrn_backoff_reset(&b);
             }
         }

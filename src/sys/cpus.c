@@ -83,8 +83,8 @@ static unsigned mrn_cgroup_quota(void) {
         line[strcspn(line, "\n")] = '\0';
         char *ctrl = strchr(line, ':'), *rel = ctrl ? strchr(ctrl + 1, ':') : NULL;
         if (!rel) continue;
+        *ctrl++ = '\0'; /* line: the hierarchy number; ctrl: the controllers; rel: the path */
         *rel++ = '\0';
-        ctrl++;
         long long q, p;
         if (strcmp(line, "0") == 0 && *ctrl == '\0') { /* v2: 0::/path */
             snprintf(path, sizeof path, "%s%s/cpu.max", root, rel);

@@ -15,10 +15,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Library-internal functions are hidden from the shared library's symbol table anyway (the build
- * uses -fvisibility=hidden); this marks the ones the public headers' inline code calls. */
-#define MRN_EXPORT __attribute__((visibility("default")))
-
 #define MRN_CACHE_LINE 64
 #define MRN_LIKELY(x) __builtin_expect(!!(x), 1)
 #define MRN_UNLIKELY(x) __builtin_expect(!!(x), 0)
