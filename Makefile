@@ -4,6 +4,8 @@
 #   make test                   build, then run every test with ctest
 #   make bench [FULL=1] [BENCH_ARGS="--only fib"]   build, then run bench/run (FULL=1 adds --all)
 #   make install [PREFIX=/usr/local]
+#   make install-tsan PREFIX=DIR  build the ThreadSanitizer variant (build-tsan/, no benchmarks) and
+#                               install it to DIR, for checking a program with -fsanitize=thread
 #   make tsan | make asan       ThreadSanitizer / AddressSanitizer+UBSan builds in build-tsan/,
 #                               build-asan/, and their tests (TSAN_BUILD=, ASAN_BUILD= move them)
 #   make test-sanitizers        both of the above, one after the other (CI runs it after make test)
@@ -26,8 +28,8 @@ JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
 BUILD_CMDS := cmake c++ cc
 TEST_CMDS  := $(BUILD_CMDS) ninja pkg-config spin python3
 
-.PHONY: all build configure build-deps test-deps test bench stress install clean tsan asan \
-        test-sanitizers
+.PHONY: all build configure build-deps test-deps test bench stress install install-tsan clean \
+        tsan asan test-sanitizers
 
 all: build
 
@@ -101,6 +103,14 @@ tsan: test-deps
 	$(call configure,$(TSAN_BUILD),$(SAN_ARGS) -DMERINO_SANITIZE=thread)
 	$(CMAKE) --build $(TSAN_BUILD) --parallel $(JOBS)
 	$(CTEST) --test-dir $(TSAN_BUILD) --output-on-failure -j2
+
+# The ThreadSanitizer build of the library, installed to its own prefix (docs/api.md,
+# "ThreadSanitizer on your program"). No default PREFIX: it must not land over a normal install.
+install-tsan: build-deps
+	@test "$(origin PREFIX)" != file || { echo "make install-tsan: give the prefix, e.g. make install-tsan PREFIX=$$HOME/merino-tsan"; exit 1; }
+	$(call configure,$(TSAN_BUILD),$(SAN_ARGS) -DMERINO_SANITIZE=thread)
+	$(CMAKE) --build $(TSAN_BUILD) --parallel $(JOBS)
+	$(CMAKE) --install $(TSAN_BUILD) --prefix $(PREFIX)
 
 asan: test-deps
 	$(call configure,$(ASAN_BUILD),$(SAN_ARGS) -DMERINO_SANITIZE=address)
