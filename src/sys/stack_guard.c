@@ -1,12 +1,13 @@
 /* stack_guard.c — a pool thread whose C stack overflows stops the program with a message that says
  * so, as Rust's "thread has overflowed its stack" does, instead of dying silently by SIGSEGV.
  *
- * Each pool thread records the bounds of its C stack (pthread_getattr_np) in a table and gets an
- * alternate signal stack, since the handler cannot run on the stack that overflowed. One handler
- * for SIGSEGV and SIGBUS, installed once, looks the faulting thread up: a fault in the guard
- * region below its stack (or with the stack pointer already below the stack) is an overflow, told
- * with write(2) and ended with abort(). Any other fault goes to the handler that was there before
- * us, or, if that was the default action, is re-raised with it: other crashes stay crashes. */
+ * Each pool thread records the bounds of its C stack (pthread_getattr_np) in thread-local words
+ * and gets an alternate signal stack, since the handler cannot run on the stack that overflowed.
+ * One handler for SIGSEGV and SIGBUS, installed once, reads the faulting thread's words: a fault
+ * in the guard region below its stack (or with the stack pointer there) is an overflow, told with
+ * write(2) and ended with abort(). Any other fault goes to the handler that was there before us,
+ * or, if that was the default action, the default action is put back and the fault happens again:
+ * other crashes stay crashes. */
 #include "sys.h"
 
 #include <errno.h>
@@ -35,7 +36,8 @@ typedef struct mrn_guarded_stack {
 static __thread mrn_guarded_stack mrn_my_stack;
 static __thread void *mrn_my_altstack; /* the alternate signal stack we made for this thread */
 static __thread size_t mrn_my_altstack_bytes;
-static struct sigaction mrn_old_segv, mrn_old_bus; /* written once, before any pool thread runs tasks */
+/* The handlers before ours: written once (pthread_once), before any pool thread runs a task. */
+static struct sigaction mrn_old_segv, mrn_old_bus;
 
 /* ---- async-signal-safe writing ------------------------------------------------------------------ */
 
