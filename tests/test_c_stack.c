@@ -24,17 +24,6 @@
 
 #include <merino.h>
 
-#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
-#define TEST_SANITIZER 1
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer) || __has_feature(address_sanitizer)
-#define TEST_SANITIZER 1
-#endif
-#endif
-#ifndef TEST_SANITIZER
-#define TEST_SANITIZER 0
-#endif
-
 enum { CHILD_OK = 42, SURVIVED = 45, START_FAILED = 46, SKIPPED = 47 };
 
 #define FRAME 2048
@@ -181,7 +170,7 @@ int main(int argc, char **argv) {
         /* Under a sanitizer, the handler before merino's is the sanitizer's: it reports the SEGV
          * and exits with its own status. */
         check_child c = run("null_in_task", clean);
-        if (TEST_SANITIZER)
+        if (CHECK_SANITIZER)
             CHECK_CHILD(c, (c.signaled && c.sig == SIGSEGV) || (c.exited && c.code != 0 && c.code != SURVIVED &&
                                                                strstr(c.err, "SEGV") != NULL));
         else

@@ -31,23 +31,12 @@
 
 #include "fib.h"
 
-#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
-#define TEST_SANITIZER 1
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer) || __has_feature(address_sanitizer)
-#define TEST_SANITIZER 1
-#endif
-#endif
-#ifndef TEST_SANITIZER
-#define TEST_SANITIZER 0
-#endif
-
 enum { CHILD_OK = 42, SURVIVED = 45, SKIPPED = 47 };
 
 /* ---- fault injection: calloc and aligned_alloc that fail on request ------------------------------- */
 
 /* Not under the sanitizers: they replace the allocator themselves. */
-#if !TEST_SANITIZER
+#if !CHECK_SANITIZER
 #define TEST_INJECT 1
 extern void *__libc_calloc(size_t n, size_t size);
 extern void *__libc_memalign(size_t align, size_t size);
