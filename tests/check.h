@@ -50,6 +50,18 @@
 
 extern char **environ;
 
+/* CHECK_SANITIZER: 1 in a ThreadSanitizer or AddressSanitizer build (GCC or Clang), else 0. */
+#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
+#define CHECK_SANITIZER 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer) || __has_feature(address_sanitizer)
+#define CHECK_SANITIZER 1
+#endif
+#endif
+#ifndef CHECK_SANITIZER
+#define CHECK_SANITIZER 0
+#endif
+
 /* ---- failure reporting --------------------------------------------------------------------------- */
 
 static unsigned long long check__seed;

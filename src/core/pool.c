@@ -104,7 +104,18 @@ static int mrn_start_locked(const merino_config *cfg) {
     if (mrn_resolve_config(cfg, &set) != 0) return -1;
     unsigned n = set.workers;
     mrn_pool *p = &mrn_the_pool;
-    memset(p, 0, sizeof *p);
+    /* Not a memset: `active` is counted up and down by runs and stats calls that find no pool
+     * running, at any time, so it is left as it is (always balanced), and merino_workers reads
+     * count meanwhile. relaxed: no thread of this pool exists yet; mrn_running's release below
+     * publishes them. */
+    p->workers = NULL;
+    __atomic_store_n(&p->count, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&p->jobs, NULL, __ATOMIC_RELAXED);
+    __atomic_store_n(&p->epoch, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&p->sleepers, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&p->stopping, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&p->left, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&p->slot_taken, 0, __ATOMIC_RELAXED);
     p->stack_tasks = set.stack_tasks;
     p->c_stack_bytes = set.c_stack_bytes;
     p->workers = calloc(n, sizeof *p->workers);
@@ -119,6 +130,9 @@ static int mrn_start_locked(const merino_config *cfg) {
     pthread_attr_t attr;
     pthread_attr_init(&attr);
     pthread_attr_setstacksize(&attr, set.c_stack_bytes);
+    /* A guard larger than glibc's one page, so that a large frame cannot step over it into other
+     * memory: the overflow then faults, and stack_guard.c reports it. Added to the stack's size. */
+    pthread_attr_setguardsize(&attr, (size_t)64 << 10);
     for (unsigned i = 1; i < n; i++) {
         if (pthread_create(&p->workers[i]->thread, &attr, mrn_worker_main, p->workers[i]) != 0) {
             /* release: the threads made so far wait for i records, not n, at start and at exit */

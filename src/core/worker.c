@@ -36,6 +36,7 @@ __attribute__((noreturn, cold)) static void mrn_orphan_idle(void) {
 void *mrn_worker_main(void *arg) {
     mrn_worker *w = arg;
     mrn_pool *p = &mrn_the_pool;
+    mrn_stack_guard_enter(w->index, p->c_stack_bytes); /* a C stack overflow is told, not silent */
     mrn_place_worker(w); /* first, so that its task stack's pages are first touched on its CPU */
     mrn_bind_thread(w);
     __atomic_store_n(&w->ready, 1, __ATOMIC_RELEASE); /* release: the pointers above */
@@ -64,5 +65,6 @@ void *mrn_worker_main(void *arg) {
         sched_yield();
     merino__self = NULL;
     merino__next = NULL;
+    mrn_stack_guard_leave();
     return NULL;
 }

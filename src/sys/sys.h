@@ -55,6 +55,16 @@ __attribute__((noreturn, cold, format(printf, 1, 2))) void mrn_fatal(const char 
  * the previous setting. */
 bool mrn_error_quiet(bool quiet);
 
+/* ---- C stack overflow of pool threads ------------------------------------------------------------ */
+
+/* Called by a pool thread first thing: records its C stack's bounds (asked for as `bytes`), gives
+ * it an alternate signal stack, and installs (once per process) the SIGSEGV/SIGBUS handler that
+ * turns a fault in the guard region below such a stack into "merino: worker <index> overflowed
+ * its C stack ..." and abort(); other faults go to the previous handler or the default action. */
+void mrn_stack_guard_enter(unsigned index, size_t bytes);
+/* Called by the same thread last: forgets its stack, frees its alternate signal stack. */
+void mrn_stack_guard_leave(void);
+
 /* ---- the CPUs this process may use -------------------------------------------------------------- */
 
 typedef struct mrn_cpu_budget {
