@@ -115,7 +115,6 @@ static int mrn_start_locked(const merino_config *cfg) {
     __atomic_store_n(&p->sleepers, 0, __ATOMIC_RELAXED);
     __atomic_store_n(&p->stopping, 0, __ATOMIC_RELAXED);
     __atomic_store_n(&p->left, 0, __ATOMIC_RELAXED);
-    __atomic_store_n(&p->slot_taken, 0, __ATOMIC_RELAXED);
     p->stack_tasks = set.stack_tasks;
     p->c_stack_bytes = set.c_stack_bytes;
     p->workers = calloc(n, sizeof *p->workers);
