@@ -24,7 +24,7 @@ JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
 # Commands a build needs, and those its tests need too; scripts/install-deps.sh installs what is
 # missing of them (a build works without ninja, so only the tests ask for it).
 BUILD_CMDS := cmake c++ cc
-TEST_CMDS  := $(BUILD_CMDS) ninja pkg-config spin python3
+TEST_CMDS  := $(BUILD_CMDS) ninja pkg-config spin python3 clang
 
 .PHONY: all build configure build-deps test-deps test bench stress install clean tsan asan \
         test-sanitizers
