@@ -84,7 +84,7 @@ static unsigned mrn_cgroup_quota(void) {
         char *ctrl = strchr(line, ':'), *rel = ctrl ? strchr(ctrl + 1, ':') : NULL;
         if (!rel) continue;
         *rel++ = '\0';
-        ctrl++;
+        *ctrl++ = '\0'; /* line: the hierarchy's number alone */
         long long q, p;
         if (strcmp(line, "0") == 0 && *ctrl == '\0') { /* v2: 0::/path */
             snprintf(path, sizeof path, "%s%s/cpu.max", root, rel);
