@@ -3,7 +3,7 @@
 #   make                        configure (Release) into build/ and build
 #   make test                   build, then run every test with ctest
 #   make bench [FULL=1] [BENCH_ARGS="--only fib"]   build, then run bench/run (FULL=1 adds --all)
-#   make install [PREFIX=/usr/local]
+#   make install [PREFIX=/usr/local]   build the library only, and install it
 #   make tsan | make asan       ThreadSanitizer / AddressSanitizer+UBSan builds in build-tsan/,
 #                               build-asan/, and their tests (TSAN_BUILD=, ASAN_BUILD= move them)
 #   make test-sanitizers        both of the above, one after the other (CI runs it after make test)
@@ -87,7 +87,9 @@ stress: configure
 	$(BUILD)/tests/merino_stress --duration $(DURATION) --log $(STRESS_LOG) \
 	    $(if $(STRESS_PAUSE),--pause-while $(STRESS_PAUSE)) $(STRESS_ARGS)
 
-install: build
+# Builds only what it installs (the library), not the tests and benchmarks.
+install: configure
+	$(CMAKE) --build $(BUILD) --parallel $(JOBS) --target merino_static merino_shared
 	$(CMAKE) --install $(BUILD) --prefix $(PREFIX)
 
 # Sanitizer builds: optimized with debug info, no benchmarks. Every test runs in them, the stress
