@@ -14,12 +14,9 @@ set -euo pipefail
 : "${MERINO_SOURCE_DIR:?set MERINO_SOURCE_DIR to the merino source directory}"
 include="$MERINO_SOURCE_DIR/include"
 
-for cc in gcc g++ clang clang++; do
-    if ! command -v "$cc" >/dev/null 2>&1; then
-        echo "test_compile_errors: $cc not found: run scripts/install-deps.sh (it installs clang)" >&2
-        exit 1
-    fi
-done
+# shellcheck source=tests/compilers.sh
+source "$MERINO_SOURCE_DIR/tests/compilers.sh"
+need_compilers test_compile_errors
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

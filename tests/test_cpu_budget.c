@@ -26,16 +26,23 @@ static int report_workers(void) {
     return 0;
 }
 
-/* Binds the calling (main) thread to the first CPU of its mask, then starts merino. */
-static int bind_then_report(void) {
-    cpu_set_t set, one;
-    CHECK_EQ_INT(sched_getaffinity(0, sizeof set, &set), 0);
+/* The first CPU of *mask alone. */
+static cpu_set_t first_cpu_of(const cpu_set_t *mask) {
+    cpu_set_t one;
     CPU_ZERO(&one);
     for (int c = 0; c < CPU_SETSIZE; c++)
-        if (CPU_ISSET(c, &set)) {
+        if (CPU_ISSET(c, mask)) {
             CPU_SET(c, &one);
             break;
         }
+    return one;
+}
+
+/* Binds the calling (main) thread to the first CPU of its mask, then starts merino. */
+static int bind_then_report(void) {
+    cpu_set_t set;
+    CHECK_EQ_INT(sched_getaffinity(0, sizeof set, &set), 0);
+    cpu_set_t one = first_cpu_of(&set);
     CHECK_EQ_INT(sched_setaffinity(0, sizeof one, &one), 0);
     return report_workers();
 }
@@ -148,13 +155,7 @@ int main(int argc, char **argv) {
     CHECK_EQ_UINT(workers_of("main thread bound before start", "bind_then_workers", "v2-max", "self-v2", NULL),
                   ncpus);
     /* A process started on one CPU has one. */
-    cpu_set_t one;
-    CPU_ZERO(&one);
-    for (int c = 0; c < CPU_SETSIZE; c++)
-        if (CPU_ISSET(c, &mask)) {
-            CPU_SET(c, &one);
-            break;
-        }
+    cpu_set_t one = first_cpu_of(&mask);
     CHECK_EQ_INT(sched_setaffinity(0, sizeof one, &one), 0);
     unsigned started_on_one = workers_of("started on one CPU", "workers", "v2-max", "self-v2", NULL);
     CHECK_EQ_INT(sched_setaffinity(0, sizeof mask, &mask), 0);

@@ -12,12 +12,9 @@ set -euo pipefail
 : "${MERINO_SOURCE_DIR:?set MERINO_SOURCE_DIR to the merino source directory}"
 include="$MERINO_SOURCE_DIR/include"
 
-for cc in gcc g++ clang clang++; do
-    if ! command -v "$cc" >/dev/null 2>&1; then
-        echo "test_header_warnings: $cc not found: run scripts/install-deps.sh (it installs clang)" >&2
-        exit 1
-    fi
-done
+# shellcheck source=tests/compilers.sh
+source "$MERINO_SOURCE_DIR/tests/compilers.sh"
+need_compilers test_header_warnings
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
