@@ -3,7 +3,7 @@
 #   make                        configure (Release) into build/ and build
 #   make test                   build, then run every test with ctest
 #   make bench [FULL=1] [BENCH_ARGS="--only fib"]   build, then run bench/run (FULL=1 adds --all)
-#   make install [PREFIX=/usr/local]
+#   make install [PREFIX=/usr/local]   build the library only, and install it
 #   make install-tsan PREFIX=DIR  build the ThreadSanitizer variant (build-tsan/, no benchmarks) and
 #                               install it to DIR, for checking a program with -fsanitize=thread
 #   make tsan | make asan       ThreadSanitizer / AddressSanitizer+UBSan builds in build-tsan/,
@@ -26,7 +26,7 @@ JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
 # Commands a build needs, and those its tests need too; scripts/install-deps.sh installs what is
 # missing of them (a build works without ninja, so only the tests ask for it).
 BUILD_CMDS := cmake c++ cc
-TEST_CMDS  := $(BUILD_CMDS) ninja pkg-config spin python3
+TEST_CMDS  := $(BUILD_CMDS) ninja pkg-config spin python3 clang
 
 .PHONY: all build configure build-deps test-deps test bench stress install install-tsan clean \
         tsan asan test-sanitizers
@@ -89,7 +89,9 @@ stress: configure
 	$(BUILD)/tests/merino_stress --duration $(DURATION) --log $(STRESS_LOG) \
 	    $(if $(STRESS_PAUSE),--pause-while $(STRESS_PAUSE)) $(STRESS_ARGS)
 
-install: build
+# Builds only what it installs (the library), not the tests and benchmarks.
+install: configure
+	$(CMAKE) --build $(BUILD) --parallel $(JOBS) --target merino_static merino_shared
 	$(CMAKE) --install $(BUILD) --prefix $(PREFIX)
 
 # Sanitizer builds: optimized with debug info, no benchmarks. Every test runs in them, the stress

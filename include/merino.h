@@ -212,7 +212,7 @@ extern struct merino_SPAWN_CALL_and_JOIN_are_only_for_use_inside_a_task_body mer
 /** MERINO_TASK_DECL_n(RT, NAME, T1, ..., Tn); in a header: declares task NAME (types only), so that
  *  other files, and tasks defined before it, can spawn, call, join and run it. Define it in exactly
  *  one .c file with MERINO_TASK_IMPL_n(RT, NAME, T1, A1, ..., Tn, An) { body }, whose types must be
- *  the declaration's. */
+ *  the declaration's. The task has C linkage, so C and C++ files may share the header. */
 #define MERINO_TASK_DECL_0(RT, NAME) MERINO__DECL(MERINO__RESULT, RT, NAME, 0, ())
 #define MERINO_TASK_DECL_1(RT, NAME, ...) MERINO__DECL(MERINO__RESULT, RT, NAME, 1, (__VA_ARGS__))
 #define MERINO_TASK_DECL_2(RT, NAME, ...) MERINO__DECL(MERINO__RESULT, RT, NAME, 2, (__VA_ARGS__))

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs, on Debian or Ubuntu, what merino's build and tests need and is not there yet:
-# cmake, ninja, gcc/g++, make, pkg-config, spin (the Promela model checker) and python3.
-# With --bench, also the benchmark peers: oneTBB, clang with LLVM's OpenMP, the jemalloc, mimalloc
+# cmake, ninja, gcc/g++, clang (tests/test_header_warnings.sh and test_compile_errors.sh compile
+# with both compilers), make, pkg-config, spin (the Promela model checker) and python3.
+# With --bench, also the benchmark peers: oneTBB, LLVM's OpenMP for clang, the jemalloc, mimalloc
 # and tcmalloc allocators, and python3-venv (bench/run makes bench/.venv for its plots).
 #
 #   scripts/install-deps.sh [--bench] [--verbose] [--print]
@@ -45,13 +46,13 @@ need_cmd cmake cmake
 need_cmd ninja ninja-build
 need_cmd gcc gcc
 need_cmd g++ g++
+need_cmd clang clang
 need_cmd make make
 need_cmd pkg-config pkg-config
 need_cmd spin spin
 need_cmd python3 python3
 if [ "$bench" = 1 ]; then
     need_pkg libtbb-dev
-    need_pkg clang
     need_pkg libomp-dev
     need_pkg libjemalloc-dev
     need_pkg libmimalloc-dev

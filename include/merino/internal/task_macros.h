@@ -202,9 +202,15 @@
     MERINO__DEFINE(KIND, static inline, static, RTYPE, NAME, n, PAIRS)
 
 /* A task declared in a header (MERINO_TASK_DECL_n, types only) and defined in one .c file
- * (MERINO_TASK_IMPL_n): the body and the wrapper have external linkage. */
+ * (MERINO_TASK_IMPL_n): the body and the wrapper have external linkage — C linkage in C++ too, so
+ * that one header serves C and C++ files, whichever language defines the task. */
+#ifdef __cplusplus
+#define MERINO__EXTERN extern "C"
+#else
+#define MERINO__EXTERN extern
+#endif
 #define MERINO__DECL(KIND, RTYPE, NAME, n, TYPES)                                                  \
-    MERINO__DECLARE(KIND, extern, extern, RTYPE, NAME, n, MERINO__EACH_TYPE, TYPES)
+    MERINO__DECLARE(KIND, MERINO__EXTERN, MERINO__EXTERN, RTYPE, NAME, n, MERINO__EACH_TYPE, TYPES)
 #define MERINO__IMPL(KIND, RTYPE, NAME, n, PAIRS) MERINO__DEFINE(KIND, , , RTYPE, NAME, n, PAIRS)
 
 /* ---- splitting MERINO_SPAWN(NAME, args...) without GNU's , ##__VA_ARGS__ ------------------------- */
