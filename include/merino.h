@@ -15,7 +15,8 @@
  *    error says so elsewhere). MERINO_RUN works anywhere: on a worker it is a call that may spawn
  *    in parallel, whatever called it; from another thread it runs the task on the pool and waits.
  *  - Joins are strictly LIFO: each MERINO_JOIN(f) matches the most recent un-joined MERINO_SPAWN of
- *    the same task body, and every spawn is joined before the body returns. Builds with the checks
+ *    the same task body, and every spawn is joined before the body returns. One MERINO_JOIN per
+ *    expression: `a = MERINO_JOIN(f) + MERINO_JOIN(g)` leaves the order of the two unspecified. Builds with the checks
  *    (MERINO_DEBUG defined, or compiled without optimization) report a join that does not match its
  *    spawn and a body that returns with spawns it did not join; every build reports a join with no
  *    spawn at all.

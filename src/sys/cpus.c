@@ -61,6 +61,15 @@ static bool mrn_read_line(const char *path, char *buf, size_t size) {
     return ok;
 }
 
+/* Whether the comma-separated list `ctrls` (a v1 line's controllers) names `name` exactly. */
+static bool mrn_has_controller(const char *ctrls, const char *name) {
+    size_t len = strlen(name);
+    for (const char *c = ctrls; *c; c += strcspn(c, ","), c += *c == ',') {
+        if (strncmp(c, name, len) == 0 && (c[len] == ',' || c[len] == '\0')) return true;
+    }
+    return false;
+}
+
 /* CPUs allowed by quota/period, rounded up; 0 for no quota. */
 static unsigned mrn_quota_cpus(long long quota, long long period) {
     if (quota <= 0 || period <= 0) return 0;
@@ -93,7 +102,7 @@ static unsigned mrn_cgroup_quota(void) {
                 found = true;
                 if (strcmp(max, "max") != 0) quota = mrn_quota_cpus(atoll(max), p);
             }
-        } else if (strstr(ctrl, "cpu") && (strcmp(ctrl, "cpu") == 0 || strstr(ctrl, "cpu,") || strstr(ctrl, ",cpu"))) {
+        } else if (mrn_has_controller(ctrl, "cpu")) {
             /* v1: N:cpu,cpuacct:/path, mounted at <root>/cpu,cpuacct or <root>/cpu */
             const char *dirs[] = {ctrl, "cpu", "cpu,cpuacct"};
             for (int i = 0; i < 3 && !found; i++) {
