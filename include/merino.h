@@ -71,9 +71,10 @@ typedef struct merino_config {
     /** Nonzero: merino_start reports a failure only through its return value and
      *  merino_last_error(), printing nothing (the C++ runtime uses this to throw instead). */
     int quiet;
-    /** Bytes of C stack per worker thread. 0: MERINO_C_STACK if set, else the larger of the
-     *  process's stack limit (ulimit -s) and 8 MiB. An overflow of it stops the program with a
-     *  message naming the worker and this setting. */
+    /** Bytes of C stack per pool thread. 0: MERINO_C_STACK if set, else the largest of 8 MiB, the
+     *  process's stack limit (ulimit -s) and 256 bytes per task descriptor (stack_tasks). An
+     *  overflow of it stops the program with a message naming the worker and this setting. (The
+     *  thread that calls in runs on its own stack.) */
     size_t c_stack_bytes;
 } merino_config;
 

@@ -1,9 +1,9 @@
 /* stats.c — the counters summed over the workers. */
 #include "core.h"
 
-/* Sums (or clears) the counters of a running pool. From a task the pool cannot stop meanwhile
- * (merino_stop waits for every run in flight), so no lock is needed; from outside, `running` is
- * checked under the lifecycle's promise that stop frees nothing while active runs exist. */
+/* Sums (or clears) the counters of a running pool. No lock: counted in `active` like a run from
+ * outside, this read is one that merino_stop waits for before it frees the records — and from a
+ * task, which stop waits for anyway, it cannot deadlock with a stop in progress. */
 static void mrn_stats_visit(merino_stats *sum, bool clear) {
     mrn_pool *p = &mrn_the_pool;
     /* seq_cst: as a run from outside (enter.c), so that merino_stop waits for this read */
