@@ -39,6 +39,7 @@ static void count_body(int64_t lo, int64_t hi, void *ctx) {
         __atomic_store_n(&c->bad, 1, __ATOMIC_RELAXED); /* relaxed: read after the loop's join */
         return;
     }
+    /* relaxed: counts, read after the loop's join */
     for (int64_t i = lo; i < hi; i++) __atomic_fetch_add(&c->hits[i - c->begin], 1, __ATOMIC_RELAXED);
     __atomic_fetch_add(&c->calls, 1, __ATOMIC_RELAXED); /* relaxed: a count, read after the join */
 }
@@ -209,6 +210,7 @@ typedef struct nest {
 
 static void inner_body(int64_t lo, int64_t hi, void *ctx) {
     nest *n = ctx;
+    /* relaxed: counts, read after the outer loop's join */
     for (int64_t j = lo; j < hi; j++) __atomic_fetch_add(&nest_hits[n->i][j], 1, __ATOMIC_RELAXED);
 }
 static void outer_body(int64_t lo, int64_t hi, void *ctx) {
@@ -229,6 +231,7 @@ static void check_nested(const merino_for_opts *o) {
 static unsigned char task_hits[1 << 14];
 static void task_leaf_body(int64_t lo, int64_t hi, void *ctx) {
     (void)ctx;
+    /* relaxed: counts, read after the root task's join */
     for (int64_t i = lo; i < hi; i++) __atomic_fetch_add(&task_hits[i], 1, __ATOMIC_RELAXED);
 }
 MERINO_VOID_TASK_3(tree, int64_t, lo, int64_t, hi, const merino_for_opts *, o) {

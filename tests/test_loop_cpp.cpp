@@ -21,32 +21,36 @@ namespace {
 
 const char *const schedules[] = {"auto", "static", "static,2", "dynamic,3", "guided", "steal", "adaptive,5"};
 
+// A count per position; relaxed: read only after the loop has returned (its joins order it).
+void hit(std::atomic<int> &h) { h.fetch_add(1, std::memory_order_relaxed); }
+
 template <class Hits> void check_all_once(const Hits &hits, const char *what) {
     for (std::size_t i = 0; i < hits.size(); i++)
-        CHECK_MSG(hits[i].load() == 1, "%s: position %zu ran %d times", what, i, hits[i].load());
+        CHECK_MSG(hits[i].load(std::memory_order_relaxed) == 1, "%s: position %zu ran %d times", what, i,
+                  hits[i].load(std::memory_order_relaxed));
 }
 
 void check_for(const merino::loop_options &o) {
     const int n = 5003;
     std::vector<std::atomic<int>> hits(n);
-    merino::parallel_for(-17, n - 17, [&](int i) { hits[i + 17].fetch_add(1, std::memory_order_relaxed); }, o);
+    merino::parallel_for(-17, n - 17, [&](int i) { hit(hits[i + 17]); }, o);
     check_all_once(hits, "per position");
 
-    for (auto &h : hits) h.store(0);
+    for (auto &h : hits) h.store(0, std::memory_order_relaxed); // before the loop: its start orders it
     merino::parallel_for(std::size_t{0}, hits.size(), [&](std::size_t lo, std::size_t hi) {
         CHECK(lo < hi && hi <= hits.size());
-        for (std::size_t i = lo; i < hi; i++) hits[i].fetch_add(1, std::memory_order_relaxed);
+        for (std::size_t i = lo; i < hi; i++) hit(hits[i]);
     }, o);
     check_all_once(hits, "per sub-range");
 
-    for (auto &h : hits) h.store(0);
-    merino::parallel_for(0, hits.size(), [&](std::size_t i) { hits[i]++; }, o); // int and size_t
+    for (auto &h : hits) h.store(0, std::memory_order_relaxed); // before the loop: its start orders it
+    merino::parallel_for(0, hits.size(), [&](std::size_t i) { hit(hits[i]); }, o); // int and size_t
     check_all_once(hits, "mixed bound types");
 
     // Unsigned positions past INT64_MAX (offsets inside).
-    for (auto &h : hits) h.store(0);
+    for (auto &h : hits) h.store(0, std::memory_order_relaxed); // before the loop: its start orders it
     const std::uint64_t base = (std::uint64_t{1} << 63) + 12345;
-    merino::parallel_for(base, base + hits.size(), [&](std::uint64_t i) { hits[i - base]++; }, o);
+    merino::parallel_for(base, base + hits.size(), [&](std::uint64_t i) { hit(hits[i - base]); }, o);
     check_all_once(hits, "unsigned past INT64_MAX");
 
     // Iterators: per position (an iterator), per sub-range, for_each.
@@ -99,21 +103,19 @@ struct thrown {
 
 void check_exceptions(const merino::loop_options &o) {
     for (int rep = 0; rep < 20; rep++) {
-        std::atomic<long> lowest{LONG_MAX};
-        std::atomic<long> ran{0};
+        std::atomic<long> lowest{LONG_MAX}; // relaxed throughout: read after the loop returns
         try {
             merino::parallel_for(0L, 100000L, [&](long i) {
-                ran.fetch_add(1, std::memory_order_relaxed);
                 if (i % 997 == 3 && i > 1000) {
-                    long cur = lowest.load();
-                    while (i < cur && !lowest.compare_exchange_weak(cur, i)) {
+                    long cur = lowest.load(std::memory_order_relaxed);
+                    while (i < cur && !lowest.compare_exchange_weak(cur, i, std::memory_order_relaxed)) {
                     }
                     throw thrown{i};
                 }
             }, o);
             CHECK_MSG(false, "no exception reached the caller");
         } catch (const thrown &t) {
-            CHECK_EQ_INT(t.at, lowest.load());
+            CHECK_EQ_INT(t.at, lowest.load(std::memory_order_relaxed));
         }
     }
     // Through a nested loop, and out of a reduce.
@@ -143,13 +145,13 @@ void check_exceptions(const merino::loop_options &o) {
 // Loops in fork_join branches and on threads that are not workers.
 void check_places(const merino::loop_options &o) {
     std::vector<std::atomic<int>> hits(20000);
-    merino::fork_join([&] { merino::parallel_for(0, 10000, [&](int i) { hits[i]++; }, o); },
-                      [&] { merino::parallel_for(10000, 20000, [&](int i) { hits[i]++; }, o); });
+    merino::fork_join([&] { merino::parallel_for(0, 10000, [&](int i) { hit(hits[i]); }, o); },
+                      [&] { merino::parallel_for(10000, 20000, [&](int i) { hit(hits[i]); }, o); });
     check_all_once(hits, "fork_join branches");
-    for (auto &h : hits) h.store(0);
+    for (auto &h : hits) h.store(0, std::memory_order_relaxed); // before the loop: its start orders it
     std::vector<std::thread> threads;
     for (int t = 0; t < 4; t++)
-        threads.emplace_back([&, t] { merino::parallel_for(t * 5000, t * 5000 + 5000, [&](int i) { hits[i]++; }, o); });
+        threads.emplace_back([&, t] { merino::parallel_for(t * 5000, t * 5000 + 5000, [&](int i) { hit(hits[i]); }, o); });
     for (auto &t : threads) t.join();
     check_all_once(hits, "threads");
 }
