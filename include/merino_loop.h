@@ -67,6 +67,12 @@ typedef struct merino_for_opts {
      *  every time. The range is cut into at most MERINO_LEAVES equal leaves (fixed by begin and
      *  end only); the schedule shares out leaves. */
     int deterministic;
+    /** Optional early exit: once *stop is nonzero (set by a body, or by any thread), sub-ranges
+     *  not yet begun are skipped and the loop returns as soon as the running ones have returned.
+     *  Which indices ran is then unspecified (each at most once). Read with relaxed atomic loads:
+     *  set it with __atomic_store_n(stop, 1, __ATOMIC_RELAXED) or a C11 atomic_int store. NULL:
+     *  the loop always runs to the end. (The C++ interface uses it to abandon a loop that threw.) */
+    const int *stop;
 } merino_for_opts;
 
 /** The most leaves a deterministic loop cuts its range into. */

@@ -15,8 +15,8 @@
 // anywhere: the main program, other threads, tasks, fork_join branches, other loops' bodies.
 //
 // Exceptions: an exception thrown by a body (or a combine) reaches the caller of the loop, after
-// every sub-range in progress has returned; the rest of the loop is abandoned (sub-ranges not yet
-// begun are skipped, a per-position body stops at the next block of 1024 positions). When several
+// every sub-range in progress has returned; the rest of the loop is abandoned (merino hands out no
+// more sub-ranges, and a per-position body stops at its next block of 1024 positions). When several
 // bodies throw, the caller gets the exception of the first sub-range in iteration order among
 // them, and the others are dropped.
 #ifndef MERINO_LOOP_HPP
@@ -25,7 +25,6 @@
 #include "merino.hpp"
 #include "merino_loop.h"
 
-#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <exception>
@@ -40,6 +39,7 @@
 namespace merino {
 
 /// A loop's options: merino_for_opts with constructors (the default: MERINO_SCHEDULE, else auto).
+/// Its `stop` field is not used by the C++ loops, which stop on an exception by themselves.
 struct loop_options : merino_for_opts {
     loop_options() noexcept : merino_for_opts{} {}
     explicit loop_options(merino_schedule s, std::int64_t chunk = 0, bool deterministic = false) noexcept
@@ -59,12 +59,18 @@ struct loop_options : merino_for_opts {
 
 namespace detail {
 
-// The exceptions of one loop: the first in iteration order is kept, and a flag tells the bodies
-// still to come to return at once.
+// The exceptions of one loop: the first in iteration order is kept, and a flag (the loop's
+// merino_for_opts.stop) makes merino skip the sub-ranges not yet begun.
 class loop_errors {
 public:
     bool stopped() const noexcept {
-        return stop_.load(std::memory_order_relaxed); // relaxed: a hint; the error is under the lock
+        return __atomic_load_n(&stop_, __ATOMIC_RELAXED) != 0; // relaxed: a hint; the error is under the lock
+    }
+    // The options of the loop, with its stop flag.
+    merino_for_opts with_stop(const merino_for_opts &o) const noexcept {
+        merino_for_opts out = o;
+        out.stop = &stop_;
+        return out;
     }
     void capture(std::int64_t at) noexcept {
         std::lock_guard<std::mutex> hold(lock_);
@@ -72,7 +78,7 @@ public:
             at_ = at;
             error_ = std::current_exception();
         }
-        stop_.store(true, std::memory_order_relaxed); // relaxed: a hint, as above
+        __atomic_store_n(&stop_, 1, __ATOMIC_RELAXED); // relaxed: a hint, as above
     }
     // After the loop (its joins order every capture before this).
     void rethrow() const {
@@ -80,7 +86,7 @@ public:
     }
 
 private:
-    std::atomic<bool> stop_{false};
+    int stop_ = 0; // atomic (merino reads it with relaxed loads)
     std::mutex lock_;
     std::exception_ptr error_;
     std::int64_t at_ = 0;
@@ -214,7 +220,8 @@ template <class P, class T, class F, class C> struct reduce_hooks {
 template <class P, class F> void parallel_for(P first, P last, F &&body, const loop_options &opts = {}) {
     using Fn = std::remove_reference_t<F>;
     detail::for_ctx<P, Fn> c{detail::positions<P>(first, last), &body, {}};
-    merino_for(c.pos.begin, c.pos.end, &detail::for_body<P, Fn>, &c, &opts);
+    merino_for_opts o = c.err.with_stop(opts);
+    merino_for(c.pos.begin, c.pos.end, &detail::for_body<P, Fn>, &c, &o);
     c.err.rethrow();
 }
 
@@ -262,7 +269,8 @@ T parallel_reduce(P first, P last, T identity, F &&body, C &&combine, const loop
     r.init = &hooks::init;
     r.destroy = &hooks::destroy;
     alignas(T) unsigned char result[sizeof(T)];
-    merino_reduce(c.pos.begin, c.pos.end, result, &r, &c, &opts);
+    merino_for_opts o = c.err.with_stop(opts);
+    merino_reduce(c.pos.begin, c.pos.end, result, &r, &c, &o);
     T &got = detail::partial<T>(result);
     T out(std::move(got));
     got.~T();

@@ -293,6 +293,51 @@ static void check_shared(const merino_for_opts *o) {
     CHECK_MSG(c.other, "one worker ran the whole loop for 10 s while the others idled");
 }
 
+/* merino_for_opts.stop: once set, no new sub-range begins; nothing runs twice, and a loop of 2^40
+ * indices whose first body sets it returns at once (under every schedule, chunk 1 included). */
+typedef struct stopper {
+    int stop;           /* atomic */
+    int64_t after;      /* set stop once this many indices ran */
+    int64_t ran;        /* atomic */
+    unsigned char *hits; /* per index (small ranges), atomic */
+} stopper;
+
+static void stop_body(int64_t lo, int64_t hi, void *ctx) {
+    stopper *s = ctx;
+    for (int64_t i = lo; i < hi && s->hits; i++) /* relaxed: counts, read after the loop */
+        __atomic_fetch_add(&s->hits[i], 1, __ATOMIC_RELAXED);
+    /* relaxed: a count and the stop request; no data rides on them */
+    if (__atomic_add_fetch(&s->ran, hi - lo, __ATOMIC_RELAXED) >= s->after)
+        __atomic_store_n(&s->stop, 1, __ATOMIC_RELAXED);
+}
+
+static void check_stop(const char *sched, int deterministic) {
+    merino_for_opts o = opts_of(sched, deterministic);
+    enum { N = 100000 };
+    stopper s = {0, 1000, 0, calloc(N, 1)};
+    CHECK(s.hits != NULL);
+    o.stop = &s.stop;
+    merino_for(0, N, stop_body, &s, &o);
+    for (int i = 0; i < N; i++) CHECK_MSG(s.hits[i] <= 1, "index %d ran %d times after a stop", i, s.hits[i]);
+    CHECK(s.ran >= 1000 || s.ran == N);
+    free(s.hits);
+    if (strcmp(sched, "static,1") == 0 || strcmp(sched, "dynamic") == 0 || strcmp(sched, "adaptive") == 0 ||
+        strcmp(sched, "steal") == 0 || strcmp(sched, "guided") == 0) {
+        stopper h = {0, 1, 0, NULL};
+        o.stop = &h.stop;
+        merino_for(0, (int64_t)1 << 40, stop_body, &h, &o); /* would take hours without the stop */
+        CHECK(h.stop == 1);
+    }
+    /* A stopped reduction still returns (leaves that did not run give the identity). */
+    static const uint64_t zero = 0;
+    merino_reducer r = {.size = 8, .identity = &zero, .body = sumsq_body, .combine = add_u64};
+    int stop_now = 1;
+    o.stop = &stop_now;
+    uint64_t got = 99;
+    merino_reduce(0, N, &got, &r, NULL, &o);
+    CHECK_EQ_UINT(got, 0);
+}
+
 /* ---- one pool size ------------------------------------------------------------------------------- */
 
 static void check_workers(unsigned workers) {
@@ -316,6 +361,8 @@ static void check_workers(unsigned workers) {
         merino_for_opts o = opts_of(schedules[s], 0);
         check_threads(&o);
         check_reductions(schedules[s]);
+        check_stop(schedules[s], 0);
+        check_stop(schedules[s], 1);
         check_order(schedules[s]);
     }
     /* Huge ranges, sparse bodies (a call costs the same whatever its length). */

@@ -118,6 +118,14 @@ void check_exceptions(const merino::loop_options &o) {
             CHECK_EQ_INT(t.at, lowest.load(std::memory_order_relaxed));
         }
     }
+    // A throw abandons the rest: a loop of 2^40 positions whose every body throws returns at once.
+    bool huge = false;
+    try {
+        merino::parallel_for(std::int64_t{0}, std::int64_t{1} << 40, [](std::int64_t i) { throw thrown{long(i)}; }, o);
+    } catch (const thrown &) {
+        huge = true;
+    }
+    CHECK(huge);
     // Through a nested loop, and out of a reduce.
     bool caught = false;
     try {

@@ -14,7 +14,7 @@
 MERINO_VOID_TASK_4(mrn_adapt, mrn_loop *, L, uint64_t, a, uint64_t, b, void *, acc) {
     uint64_t grain = L->chunk, chunk = grain;
     uint64_t t0 = mrn_clock_ns();
-    while (a < b) {
+    while (a < b && !mrn_loop_cut(L)) {
         /* relaxed (inside merino__load_limit): a thief's hint, no data attached */
         if (MRN_UNLIKELY(merino__load_limit() == 0) && b - a >= 2 * grain) {
             /* Asked: give away the back half (the spawn publishes it), go on with the front. The

@@ -48,6 +48,7 @@ typedef struct mrn_loop {
     void *ctx;
     merino_schedule schedule; /* resolved: never DEFAULT or AUTO */
     uint64_t chunk;           /* as given (0: the schedule's default), resolved in mrn_loop_exec */
+    const int *stop;          /* merino_for_opts.stop, or NULL */
 
     /* Deterministic: the schedule runs over `units` leaves, not over the n indices. */
     uint64_t leaves;        /* 0: not deterministic; else the leaf count, units = leaves */
@@ -65,8 +66,19 @@ typedef struct mrn_loop {
     _Alignas(MRN_CACHE_LINE) mrn_loop_slot *slots; /* steal: one per participant */
 } mrn_loop;
 
+/* Whether the loop was asked to stop early (merino_for_opts.stop). */
+static inline bool mrn_loop_stopped(const mrn_loop *L) {
+    /* relaxed: a request to skip what has not begun; no data rides on it */
+    return MRN_UNLIKELY(L->stop != NULL) && __atomic_load_n(L->stop, __ATOMIC_RELAXED) != 0;
+}
+
+/* Whether a schedule may leave its loop early: asked to stop, and no leaves whose partials must all
+ * be made (deterministic loops visit every leaf, and mrn_loop_units skips the bodies). */
+static inline bool mrn_loop_cut(const mrn_loop *L) { return L->leaves == 0 && mrn_loop_stopped(L); }
+
 /* Runs the units [a, b) (a < b): indices, or whole leaves, each into its own partial. acc is the
- * partial to fold into when L->fold, else NULL. */
+ * partial to fold into when L->fold, else NULL. Once the loop is asked to stop it runs no body
+ * (but still makes each leaf's partial: the combining tree reads them all). */
 void mrn_loop_units(const mrn_loop *L, uint64_t a, uint64_t b, void *acc);
 
 /* A partial: init (a copy of the identity, or r->init) and fold (acc = acc (+) right, then right is

@@ -19,6 +19,7 @@ static inline uint64_t mrn_leaf_start(uint64_t n, uint64_t m, uint64_t i) {
 
 void mrn_loop_units(const mrn_loop *L, uint64_t a, uint64_t b, void *acc) {
     if (L->leaves == 0) {
+        if (mrn_loop_stopped(L)) return;
         if (L->r)
             L->r->body(mrn_index(L, a), mrn_index(L, b), acc, L->ctx);
         else
@@ -27,11 +28,12 @@ void mrn_loop_units(const mrn_loop *L, uint64_t a, uint64_t b, void *acc) {
     }
     for (uint64_t j = a; j < b; j++) { /* whole leaves, each on its own */
         uint64_t lo = mrn_leaf_start(L->n, L->leaves, j), hi = mrn_leaf_start(L->n, L->leaves, j + 1);
+        bool stopped = mrn_loop_stopped(L);
         if (L->r) {
             void *p = L->partials + j * L->stride;
             mrn_partial_init(L, p);
-            L->r->body(mrn_index(L, lo), mrn_index(L, hi), p, L->ctx);
-        } else {
+            if (!stopped) L->r->body(mrn_index(L, lo), mrn_index(L, hi), p, L->ctx);
+        } else if (!stopped) {
             L->body(mrn_index(L, lo), mrn_index(L, hi), L->ctx);
         }
     }
@@ -102,6 +104,7 @@ static void mrn_loop_setup(mrn_loop *L, int64_t begin, int64_t end, const merino
                   fn, (int)o.schedule);
     L->schedule = o.schedule == MERINO_SCHEDULE_AUTO ? MERINO_SCHEDULE_ADAPTIVE : o.schedule;
     L->chunk = (uint64_t)o.chunk;
+    L->stop = o.stop;
     if (o.deterministic) L->leaves = L->n < MERINO_LEAVES ? L->n : MERINO_LEAVES;
 }
 
