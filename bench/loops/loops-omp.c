@@ -1,6 +1,6 @@
 /* loops-omp.c — the loops workload with an OpenMP worksharing loop, schedule(runtime): the third
  * param (static, static,K, dynamic,K, guided[,K]) is set with omp_set_schedule, the same setting
- * OMP_SCHEDULE makes. See loops-serial.c. */
+ * OMP_SCHEDULE makes; "runtime" takes OMP_SCHEDULE itself. See loops-serial.c. */
 #include <bench.h> /* first: it sets _GNU_SOURCE */
 #include "loops.h"
 
@@ -9,8 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* "kind[,chunk]" into omp_set_schedule; 0 on success. */
+/* "kind[,chunk]" into omp_set_schedule; "runtime" leaves the schedule to OMP_SCHEDULE. 0 on
+ * success. */
 static int loops_omp_schedule(const char *text) {
+    if (strcmp(text, "runtime") == 0) return 0;
     static const struct {
         const char *name;
         omp_sched_t kind;
@@ -23,7 +25,8 @@ static int loops_omp_schedule(const char *text) {
             omp_set_schedule(kinds[k].kind, chunk);
             return 0;
         }
-    fprintf(stderr, "loops-omp: schedule '%s': use static, static,K, dynamic,K or guided[,K]\n", text);
+    fprintf(stderr, "loops-omp: schedule '%s': use static, static,K, dynamic,K, guided[,K] or runtime "
+                    "(OMP_SCHEDULE)\n", text);
     return -1;
 }
 
