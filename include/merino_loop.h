@@ -53,7 +53,18 @@ typedef enum merino_schedule {
     /** Lazy binary splitting: a worker runs chunks of its range one after another (growing from
      *  chunk, default 1) and splits off the back half as a task only when another worker asks for
      *  work. No atomic operation between chunks. */
-    MERINO_SCHEDULE_ADAPTIVE
+    MERINO_SCHEDULE_ADAPTIVE,
+    /** Interrupt-driven work sharing (Rokos, Gorman & Kelly): each worker owns a contiguous range
+     *  and runs it in chunks (growing from chunk, default 1, as adaptive's); an idle worker asks
+     *  the one with the most iterations left, with a real-time signal, and its handler gives away
+     *  the back half of what lies beyond the chunk in progress. A victim that does not answer
+     *  within 200 us (descheduled, or the signal blocked) has the half taken from it with atomics.
+     *  The signal is SIGRTMIN+3 unless MERINO_IDWS_SIGNAL names another (a number); merino
+     *  refuses, with a message, to replace a handler the program installed on it. */
+    MERINO_SCHEDULE_IDWS,
+    /** The same donation decided by the victim itself at its next chunk boundary, when it sees a
+     *  request: no signal (the ablation that shows what the signal buys). */
+    MERINO_SCHEDULE_IDWS_POLL
 } merino_schedule;
 
 /** Options of one loop. Zero-initialize it and set what you need (or pass NULL for all defaults). */
@@ -96,8 +107,8 @@ MERINO_API void merino_for(int64_t begin, int64_t end, merino_for_fn *body, void
  *  Each partial starts as a copy of `identity` (or is made by init, when given) and the body folds
  *  into it the indices of each sub-range it is given: acc = acc (+) f(lo) (+) ... (+) f(hi - 1).
  *  combine(acc, right, ctx) sets acc = acc (+) right, where right comes after acc in iteration
- *  order. Plain reductions need a commutative combine too (the partials of dynamic, guided, steal
- *  and static,k mix sub-ranges from anywhere in the range); deterministic ones (opts.deterministic)
+ *  order. Plain reductions need a commutative combine too (the partials of dynamic, guided, steal,
+ *  idws, idws-poll and static,k mix sub-ranges from anywhere in the range); deterministic ones (opts.deterministic)
  *  combine in iteration order only and need associativity alone. destroy, when given, is called
  *  on each partial that has been combined into another (for partials that own memory). */
 typedef struct merino_reducer {
@@ -132,8 +143,8 @@ MERINO_API int64_t merino_sum_int64(int64_t begin, int64_t end,
 /* ---- schedules as text --------------------------------------------------------------------------- */
 
 /** Parses a schedule as MERINO_SCHEDULE accepts it: "auto", "adaptive", "adaptive,K", "static",
- *  "static,K", "dynamic", "dynamic,K", "guided", "guided,K", "steal" or "steal,K" (K a positive
- *  decimal number of iterations), into out->schedule and out->chunk (0 when no K); other fields
+ *  "static,K", "dynamic", "dynamic,K", "guided", "guided,K", "steal", "steal,K", "idws", "idws,K",
+ *  "idws-poll" or "idws-poll,K" (K a positive decimal number of iterations), into out->schedule and out->chunk (0 when no K); other fields
  *  are left alone. Returns 0, or -1 with a message in merino_last_error() (not printed). */
 MERINO_API int merino_schedule_parse(const char *text, merino_for_opts *out);
 

@@ -13,7 +13,8 @@
 
 static const char *const schedules[] = {
     "auto",    "adaptive",  "adaptive,3", "static", "static,1", "static,3", "dynamic",
-    "dynamic,7", "guided", "guided,5",  "steal",  "steal,2",
+    "dynamic,7", "guided", "guided,5",  "steal",  "steal,2",  "idws",     "idws,4",
+    "idws-poll", "idws-poll,3",
 };
 #define NSCHEDULES (sizeof schedules / sizeof schedules[0])
 
@@ -322,7 +323,8 @@ static void check_stop(const char *sched, int deterministic) {
     CHECK(s.ran >= 1000 || s.ran == N);
     free(s.hits);
     if (strcmp(sched, "static,1") == 0 || strcmp(sched, "dynamic") == 0 || strcmp(sched, "adaptive") == 0 ||
-        strcmp(sched, "steal") == 0 || strcmp(sched, "guided") == 0) {
+        strcmp(sched, "steal") == 0 || strcmp(sched, "guided") == 0 || strcmp(sched, "idws") == 0 ||
+        strcmp(sched, "idws-poll") == 0) {
         stopper h = {0, 1, 0, NULL};
         o.stop = &h.stop;
         merino_for(0, (int64_t)1 << 40, stop_body, &h, &o); /* would take hours without the stop */
@@ -367,7 +369,7 @@ static void check_workers(unsigned workers) {
     }
     /* Huge ranges, sparse bodies (a call costs the same whatever its length). */
     static const char *const huge[] = {"auto", "adaptive", "static", "static,1099511627", "dynamic,1099511627",
-                                       "guided,1073741824", "steal"};
+                                       "guided,1073741824", "steal", "idws", "idws-poll"};
     for (size_t s = 0; s < sizeof huge / sizeof huge[0]; s++) {
         check_set_context("workers=%u schedule=%s (huge)", workers, huge[s]);
         merino_for_opts o = opts_of(huge[s], 0);

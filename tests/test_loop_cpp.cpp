@@ -19,7 +19,8 @@
 
 namespace {
 
-const char *const schedules[] = {"auto", "static", "static,2", "dynamic,3", "guided", "steal", "adaptive,5"};
+const char *const schedules[] = {"auto",  "static", "static,2", "dynamic,3", "guided",
+                                  "steal", "adaptive,5", "idws",   "idws-poll"};
 
 // A count per position; relaxed: read only after the loop has returned (its joins order it).
 void hit(std::atomic<int> &h) { h.fetch_add(1, std::memory_order_relaxed); }

@@ -79,7 +79,8 @@ static void check_hits(const loop_round *r) {
 
 static void draw(loop_round *r, unsigned workers) {
     static const merino_schedule kinds[] = {MERINO_SCHEDULE_AUTO,    MERINO_SCHEDULE_ADAPTIVE, MERINO_SCHEDULE_STATIC,
-                                            MERINO_SCHEDULE_DYNAMIC, MERINO_SCHEDULE_GUIDED,   MERINO_SCHEDULE_STEAL};
+                                            MERINO_SCHEDULE_DYNAMIC, MERINO_SCHEDULE_GUIDED,   MERINO_SCHEDULE_STEAL,
+                                            MERINO_SCHEDULE_IDWS,    MERINO_SCHEDULE_IDWS_POLL};
     int64_t n;
     switch (below(4)) {
     case 0: n = (int64_t)below(2); break;              /* empty or one */

@@ -1,5 +1,6 @@
 /* loops-merino.c — the loops workload with merino_for; the schedule is the third param, as
- * MERINO_SCHEDULE takes it (auto, adaptive[,K], static[,K], dynamic[,K], guided[,K], steal[,K]).
+ * MERINO_SCHEDULE takes it (auto, adaptive[,K], static[,K], dynamic[,K], guided[,K], steal[,K],
+ * idws[,K], idws-poll[,K]).
  * See loops-serial.c. */
 #include <bench.h> /* first: it sets _GNU_SOURCE */
 #include "loops.h"

@@ -5,7 +5,7 @@
  * nothing in the middle, all 3 in the last quarter), dense-start (its mirror image: bad for guided)
  * and periodic (work in every other element, in a period of 8: bad for static,1).
  * Params: dist n [schedule] — schedule is the system's own: merino's (auto, adaptive, static,
- * static,K, dynamic,K, guided,K, steal), OpenMP's (static, static,K, dynamic,K, guided[,K], through
+ * static,K, dynamic,K, guided,K, steal, idws, idws-poll), OpenMP's (static, static,K, dynamic,K, guided[,K], through
  * schedule(runtime); runtime: OMP_SCHEDULE) or oneTBB's partitioner (auto, simple (grain 1), affinity). The serial version
  * ignores it. Result: the sum of out[], checked element by element against a serial loop. */
 #include <bench.h> /* first: it sets _GNU_SOURCE */

@@ -42,6 +42,8 @@ LOOP_SCHEDULES = [  # (schedule, systems); --all runs every one, the headline th
     ("static,1", ["merino"] + LOOP_OMP),
     ("steal", ["merino"]),
     ("adaptive", ["merino"]),
+    ("idws", ["merino"]),
+    ("idws-poll", ["merino"]),
     ("simple", ["tbb"]),
     ("affinity", ["tbb"]),
 ]

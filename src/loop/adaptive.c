@@ -30,12 +30,9 @@ MERINO_VOID_TASK_4(mrn_adapt, mrn_loop *, L, uint64_t, a, uint64_t, b, void *, a
         uint64_t c = b - a < chunk ? b - a : chunk;
         mrn_loop_units(L, a, a + c, acc);
         a += c;
-        uint64_t t1 = mrn_clock_ns(), took = t1 - t0;
+        uint64_t t1 = mrn_clock_ns();
+        chunk = mrn_chunk_next(chunk, t1 - t0, grain);
         t0 = t1;
-        if (took < MRN_LOOP_CHUNK_NS / 2 && chunk <= UINT64_MAX / 2)
-            chunk *= 2;
-        else if (took > 2 * MRN_LOOP_CHUNK_NS && chunk / 2 >= grain)
-            chunk /= 2;
     }
 }
 

@@ -2,9 +2,12 @@
  *
  * Files and the direction of their calls (a file calls only files below it in this list):
  *   run.c       merino_for, merino_reduce and the sums: options, entering the pool, one worker,
- *               the deterministic leaves and their fixed combining tree
+ *               the deterministic leaves' fixed combining tree
  *   adaptive.c  lazy binary splitting (adaptive, auto)
- *   shares.c    the schedules with one share per worker: static, static,k, dynamic, guided, steal
+ *   shares.c    the schedules with one share per worker: static, static,k, dynamic, guided, steal,
+ *               and the participants of idws
+ *   idws.c      interrupt-driven work sharing (idws, idws-poll): ranges, donations, the signal
+ *   units.c     running a sub-range: the body on indices, or whole deterministic leaves
  *   schedule.c  schedules as text: merino_schedule_parse, MERINO_SCHEDULE, names
  * All of them may call src/core (only through merino.h's tasks and core.h) and src/sys.
  *
@@ -64,6 +67,7 @@ typedef struct mrn_loop {
 
     _Alignas(MRN_CACHE_LINE) uint64_t next; /* atomic: dynamic, guided: first unit not handed out */
     _Alignas(MRN_CACHE_LINE) mrn_loop_slot *slots; /* steal: one per participant */
+    struct mrn_idws_rec *idws;                     /* idws: one per participant */
 } mrn_loop;
 
 /* Whether the loop was asked to stop early (merino_for_opts.stop). */
@@ -105,10 +109,24 @@ static inline void mrn_partial_fold_if(const mrn_loop *L, void *acc, void *right
     if (right) mrn_partial_fold(L, acc, right);
 }
 
+/* The next chunk after one that took `took` ns: doubled while chunks take less than half of
+ * MRN_LOOP_CHUNK_NS, halved (not below grain) when one takes more than twice that. */
+static inline uint64_t mrn_chunk_next(uint64_t chunk, uint64_t took, uint64_t grain) {
+    if (took < MRN_LOOP_CHUNK_NS / 2 && chunk <= UINT64_MAX / 2) return chunk * 2;
+    if (took > 2 * MRN_LOOP_CHUNK_NS && chunk / 2 >= grain) return chunk / 2;
+    return chunk;
+}
+
 /* adaptive.c: the units [a, b) with lazy splitting, folded into acc. */
 void mrn_loop_adaptive(mrn_loop *L, uint64_t a, uint64_t b, void *acc);
 /* shares.c: the units with one share per participant (L->parts), folded into acc. */
 void mrn_loop_shares(mrn_loop *L, void *acc);
+/* idws.c: the participants' ranges and the signal (set up once per loop, before the participants
+ * run; stops the program when the signal cannot be had), participant p, and the clean-up. */
+void mrn_idws_setup(mrn_loop *L);
+void mrn_idws_share(mrn_loop *L, unsigned p, void *acc);
+void mrn_idws_teardown(mrn_loop *L);
+extern uint64_t mrn_idws_sent, mrn_idws_given, mrn_idws_fallbacks; /* counts, for the tests */
 /* schedule.c: MERINO_SCHEDULE, parsed once; stops the program when it is malformed. */
 void mrn_loop_env(merino_for_opts *out);
 

@@ -11,13 +11,14 @@ static const char *const mrn_schedule_names[] = {
     [MERINO_SCHEDULE_DEFAULT] = "default", [MERINO_SCHEDULE_AUTO] = "auto",
     [MERINO_SCHEDULE_STATIC] = "static",   [MERINO_SCHEDULE_DYNAMIC] = "dynamic",
     [MERINO_SCHEDULE_GUIDED] = "guided",   [MERINO_SCHEDULE_STEAL] = "steal",
-    [MERINO_SCHEDULE_ADAPTIVE] = "adaptive",
+    [MERINO_SCHEDULE_ADAPTIVE] = "adaptive", [MERINO_SCHEDULE_IDWS] = "idws",
+    [MERINO_SCHEDULE_IDWS_POLL] = "idws-poll",
 };
 #define MRN_NSCHEDULES (sizeof mrn_schedule_names / sizeof mrn_schedule_names[0])
 
 #define MRN_SCHEDULE_FORMS                                                                         \
-    "auto, adaptive[,K], static[,K], dynamic[,K], guided[,K] or steal[,K], K a positive number of " \
-    "iterations per chunk"
+    "auto, adaptive[,K], static[,K], dynamic[,K], guided[,K], steal[,K], idws[,K] or idws-poll[,K], " \
+    "K a positive number of iterations per chunk"
 
 const char *merino_schedule_name(merino_schedule s) {
     return (unsigned)s < MRN_NSCHEDULES ? mrn_schedule_names[s] : "unknown";

@@ -1,6 +1,7 @@
 /* shares.c — the schedules with one share per participant: static (blocks), static,k (chunks dealt
  * round-robin), dynamic,k and guided,k (one shared counter), and steal (per-participant ranges;
- * an idle participant takes the back half of the largest). The L->parts participants are tasks,
+ * an idle participant takes the back half of the largest); idws's participants are run here too
+ * (their ranges and donations are idws.c's). The L->parts participants are tasks,
  * spawned as a binary tree so that the first thieves take the largest subtrees; a participant that
  * nobody steals is run by the loop's worker when it joins it (its share is then already done, for
  * dynamic, guided and steal, by the participants that ran).
@@ -136,6 +137,8 @@ static void mrn_share(mrn_loop *L, unsigned p, void *acc) {
     case MERINO_SCHEDULE_STATIC: mrn_share_static(L, p, acc); break;
     case MERINO_SCHEDULE_DYNAMIC: mrn_share_counter(L, false, acc); break;
     case MERINO_SCHEDULE_GUIDED: mrn_share_counter(L, true, acc); break;
+    case MERINO_SCHEDULE_IDWS:
+    case MERINO_SCHEDULE_IDWS_POLL: mrn_idws_share(L, p, acc); break;
     default: mrn_share_steal(L, p, acc); break;
     }
 }
@@ -157,9 +160,12 @@ MERINO_VOID_TASK_4(mrn_fan, mrn_loop *, L, unsigned, p0, unsigned, p1, void *, a
 
 void mrn_loop_shares(mrn_loop *L, void *acc) {
     bool counter = L->schedule == MERINO_SCHEDULE_DYNAMIC || L->schedule == MERINO_SCHEDULE_GUIDED;
-    if (counter && L->chunk == 0) L->chunk = 1;
+    bool idws = L->schedule == MERINO_SCHEDULE_IDWS || L->schedule == MERINO_SCHEDULE_IDWS_POLL;
+    if ((counter || idws) && L->chunk == 0) L->chunk = 1;
     if (L->schedule == MERINO_SCHEDULE_STEAL) mrn_steal_setup(L);
+    if (idws) mrn_idws_setup(L);
     MERINO_RUN(mrn_fan, L, 0, L->parts, acc);
+    if (idws) mrn_idws_teardown(L);
     free(L->slots);
     L->slots = NULL;
 }
