@@ -35,11 +35,16 @@ awk -v dir="$work/blocks" '
     inside { print > file }
 ' "$clone/README.md"
 
-# The examples: exactly one C, one C++ and one CMake block.
+# The examples: exactly one whole program in C and one in C++ (the block with a main; other
+# blocks of those languages are fragments), and one CMake block.
 save_example() { # save_example LANGUAGE FILE
-    local blocks=("$work"/blocks/*."$1")
-    [ -e "${blocks[0]}" ] && [ "${#blocks[@]}" = 1 ] ||
-        fail "README.md has ${#blocks[@]} \`\`\`$1 blocks, this test expects one (update it with the README)"
+    local blocks=() b
+    for b in "$work"/blocks/*."$1"; do
+        [ -e "$b" ] || continue
+        if [ "$1" = cmake ] || grep -q 'main(' "$b"; then blocks+=("$b"); fi
+    done
+    [ "${#blocks[@]}" = 1 ] ||
+        fail "README.md has ${#blocks[@]} whole \`\`\`$1 examples, this test expects one (update it with the README)"
     cp "${blocks[0]}" "$app/$2"
 }
 save_example c app.c

@@ -32,6 +32,32 @@ CHEAP_TASKS = ["serial", "merino", "merino-allpub", "rayon"]
 PER_TREE = 1  # stress's 4th param: one parallel region per tree
 # region: (W, R, est), est counting ~5 us a region for the parallel systems
 REGION_SIZES = [(0, 1000, 0.05), (100, 1000, 0.05), (1000, 1000, 0.05), (10000, 1000, 0.09), (100000, 100, 0.09)]
+# loops: the IDWS paper's synthetic benchmark (bench/loops). Every system names its own schedules,
+# so each size is one distribution and one schedule, run on the systems that have that schedule;
+# serial runs once per distribution (with the first schedule).
+LOOP_DISTS = ["regular", "random", "dense-end", "dense-start", "periodic"]
+LOOP_OMP = ["omp-gcc", "omp-clang"]
+LOOP_SCHEDULES = [  # (schedule, systems); --all runs every one, the headline the first four
+    ("static", ["serial", "merino"] + LOOP_OMP),
+    ("guided", ["merino"] + LOOP_OMP),
+    ("auto", ["merino", "tbb"]),
+    ("dynamic,1", ["merino"] + LOOP_OMP),
+    ("static,1", ["merino"] + LOOP_OMP),
+    ("steal", ["merino"]),
+    ("adaptive", ["merino"]),
+    ("idws", ["merino"]),
+    ("idws-poll", ["merino"]),
+    ("simple", ["tbb"]),
+    ("affinity", ["tbb"]),
+]
+LOOP_N = 1 << 20  # about 0.1 s serially on the 2-core development machine (~100 ns an element)
+
+
+def loop_sizes(n, schedules, est=None, reps=1):
+    return [size(f"{d} {n} {sched}", reps=reps, systems=systems, est=est)
+            for d in LOOP_DISTS for (sched, systems) in schedules]
+
+
 WORKLOADS = {
     "fib": {
         "doc": "fib n cutoff: one task per call (cutoff 0) or serial below the cutoff (TBB paper: 12, 20)",
@@ -81,6 +107,14 @@ WORKLOADS = {
                 size("9 4 3 400", reps=20), size("7 8 0 400", reps=10), size("7 8 4 400", reps=10),
                 size("12 2 0 400", reps=20), size("12 2 1 400", reps=20)],
         "quick": [size("4 4 1 100")],
+    },
+    "loops": {
+        "doc": "loops dist n schedule: the IDWS paper's synthetic loop (states 0..3 decide each element's "
+               "trigonometric work) in the distributions regular, random, dense-end, dense-start, periodic; "
+               "schedule: the system's own (merino's, OpenMP's via schedule(runtime), oneTBB's partitioner)",
+        "headline": loop_sizes(LOOP_N, LOOP_SCHEDULES[:4], est=0.1),
+        "all": loop_sizes(LOOP_N, LOOP_SCHEDULES, est=0.1) + loop_sizes(16 * LOOP_N, LOOP_SCHEDULES, est=1.6),
+        "quick": [size(f"random 2000 {sched}", systems=systems) for (sched, systems) in LOOP_SCHEDULES],
     },
 }
 
@@ -211,7 +245,7 @@ def size_groups(args, w, sizes, skipped):
             configs += [(sy, nw, path) for nw in ([1] if sy == "serial" else args.workers)]
         if configs:
             g = group(w, s, "workload", configs)
-            if args.stats and "merino" in args.systems:
+            if args.stats and any(sy == "merino" for (sy, _, _) in configs):
                 # Table I: the same program built with -DMERINO_STATS reports merino's counters
                 g["stats"] = binary(args.build_dir, w, "merino-stats")
                 if not g["stats"]:

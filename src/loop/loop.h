@@ -1,0 +1,133 @@
+/* loop.h — internal declarations of merino's loop layer (src/loop). Never included by users.
+ *
+ * Files and the direction of their calls (a file calls only files below it in this list):
+ *   run.c       merino_for, merino_reduce and the sums: options, entering the pool, one worker,
+ *               the deterministic leaves' fixed combining tree
+ *   adaptive.c  lazy binary splitting (adaptive, auto)
+ *   shares.c    the schedules with one share per worker: static, static,k, dynamic, guided, steal,
+ *               and the participants of idws
+ *   idws.c      interrupt-driven work sharing (idws, idws-poll): ranges, donations, the signal
+ *   units.c     running a sub-range: the body on indices, or whole deterministic leaves
+ *   schedule.c  schedules as text: merino_schedule_parse, MERINO_SCHEDULE, names
+ * All of them may call src/core (only through merino.h's tasks and core.h) and src/sys.
+ *
+ * Every schedule is built from plain merino tasks: a loop entered from outside the pool runs as a
+ * MERINO_RUN root task, and the work is shared by spawning tasks that idle workers steal. Indices
+ * are handled as unsigned offsets from begin ([0, n) with n = end - begin < 2^64), so that no
+ * range, however large or negative, overflows; a sub-range of offsets becomes int64_t indices only
+ * when the body is called. */
+#ifndef MERINO_LOOP_INTERNAL_H
+#define MERINO_LOOP_INTERNAL_H
+
+#include "core/core.h"
+
+#include "merino_loop.h"
+
+#include <stddef.h>
+#include <string.h>
+
+/* ---- tuning: each value with why ---------------------------------------------------------------- */
+
+/* Adaptive: a chunk grows (doubling) while it takes less than half of this and shrinks when it
+ * takes more than twice this. A thief's request waits for the chunk in progress, so this bounds
+ * the latency of a split; 20 us costs one clock read per 20 us of work (about 0.1%). */
+#define MRN_LOOP_CHUNK_NS 20000
+/* Steal: the default chunk is a worker's share divided by this (one CAS on the owner's own cache
+ * line per chunk). */
+#define MRN_STEAL_CHUNKS_PER_SHARE 64
+
+/* ---- one loop ------------------------------------------------------------------------------------ */
+
+typedef struct mrn_loop_slot {
+    _Alignas(MRN_CACHE_LINE) uint64_t range; /* atomic: steal: [lo, hi) in units, lo << 32 | hi */
+} mrn_loop_slot;
+
+typedef struct mrn_loop {
+    /* The indices: begin + [0, n). */
+    int64_t begin;
+    uint64_t n;
+    merino_for_fn *body;     /* merino_for */
+    const merino_reducer *r; /* merino_reduce, else NULL */
+    void *ctx;
+    merino_schedule schedule; /* resolved: never DEFAULT or AUTO */
+    uint64_t chunk;           /* as given (0: the schedule's default), resolved in mrn_loop_exec */
+    const int *stop;          /* merino_for_opts.stop, or NULL */
+
+    /* Deterministic: the schedule runs over `units` leaves, not over the n indices. */
+    uint64_t leaves;        /* 0: not deterministic; else the leaf count, units = leaves */
+    unsigned char *partials; /* reductions: one partial of `stride` bytes per leaf */
+    size_t stride;
+
+    /* What the schedules share out: units [0, units) (indices, or leaves). */
+    uint64_t units;
+    unsigned parts;       /* participants: one share per worker, at most units */
+    bool fold;            /* reductions that are not deterministic: the schedules carry partials */
+    size_t partial_words; /* max_align_t words of one partial (1 when there is none) */
+    uint64_t unit_scale;  /* steal: units per chunk index (packed 32-bit ranges) */
+
+    _Alignas(MRN_CACHE_LINE) uint64_t next; /* atomic: dynamic, guided: first unit not handed out */
+    _Alignas(MRN_CACHE_LINE) mrn_loop_slot *slots; /* steal: one per participant */
+    struct mrn_idws_rec *idws;                     /* idws: one per participant */
+} mrn_loop;
+
+/* Whether the loop was asked to stop early (merino_for_opts.stop). */
+static inline bool mrn_loop_stopped(const mrn_loop *L) {
+    /* relaxed: a request to skip what has not begun; no data rides on it */
+    return MRN_UNLIKELY(L->stop != NULL) && __atomic_load_n(L->stop, __ATOMIC_RELAXED) != 0;
+}
+
+/* Whether a schedule may leave its loop early: asked to stop, and no leaves whose partials must all
+ * be made (deterministic loops visit every leaf, and mrn_loop_units skips the bodies). */
+static inline bool mrn_loop_cut(const mrn_loop *L) { return L->leaves == 0 && mrn_loop_stopped(L); }
+
+/* Runs the units [a, b) (a < b): indices, or whole leaves, each into its own partial. acc is the
+ * partial to fold into when L->fold, else NULL. Once the loop is asked to stop it runs no body
+ * (but still makes each leaf's partial: the combining tree reads them all). */
+void mrn_loop_units(const mrn_loop *L, uint64_t a, uint64_t b, void *acc);
+
+/* A partial: init (a copy of the identity, or r->init) and fold (acc = acc (+) right, then right is
+ * destroyed). */
+static inline void mrn_partial_init(const mrn_loop *L, void *acc) {
+    if (L->r->init)
+        L->r->init(acc, L->ctx);
+    else
+        memcpy(acc, L->r->identity, L->r->size);
+}
+static inline void mrn_partial_fold(const mrn_loop *L, void *acc, void *right) {
+    L->r->combine(acc, right, L->ctx);
+    if (L->r->destroy) L->r->destroy(right, L->ctx);
+}
+
+/* A partial named NAME for L (a NULL pointer when L carries none), on the C stack, initialized. */
+#define MRN_PARTIAL(NAME, L)                                                                       \
+    max_align_t NAME##_buf[(L)->partial_words];                                                    \
+    void *NAME = (L)->fold ? (void *)NAME##_buf : NULL;                                            \
+    if (NAME) mrn_partial_init(L, NAME)
+
+/* Folds right into acc when L carries partials. */
+static inline void mrn_partial_fold_if(const mrn_loop *L, void *acc, void *right) {
+    if (right) mrn_partial_fold(L, acc, right);
+}
+
+/* The next chunk after one that took `took` ns: doubled while chunks take less than half of
+ * MRN_LOOP_CHUNK_NS, halved (not below grain) when one takes more than twice that. */
+static inline uint64_t mrn_chunk_next(uint64_t chunk, uint64_t took, uint64_t grain) {
+    if (took < MRN_LOOP_CHUNK_NS / 2 && chunk <= UINT64_MAX / 2) return chunk * 2;
+    if (took > 2 * MRN_LOOP_CHUNK_NS && chunk / 2 >= grain) return chunk / 2;
+    return chunk;
+}
+
+/* adaptive.c: the units [a, b) with lazy splitting, folded into acc. */
+void mrn_loop_adaptive(mrn_loop *L, uint64_t a, uint64_t b, void *acc);
+/* shares.c: the units with one share per participant (L->parts), folded into acc. */
+void mrn_loop_shares(mrn_loop *L, void *acc);
+/* idws.c: the participants' ranges and the signal (set up once per loop, before the participants
+ * run; stops the program when the signal cannot be had), participant p, and the clean-up. */
+void mrn_idws_setup(mrn_loop *L);
+void mrn_idws_share(mrn_loop *L, unsigned p, void *acc);
+void mrn_idws_teardown(mrn_loop *L);
+extern uint64_t mrn_idws_sent, mrn_idws_given, mrn_idws_fallbacks; /* counts, for the tests */
+/* schedule.c: MERINO_SCHEDULE, parsed once; stops the program when it is malformed. */
+void mrn_loop_env(merino_for_opts *out);
+
+#endif

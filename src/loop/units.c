@@ -1,0 +1,34 @@
+/* units.c — running units of a loop: a sub-range of indices, or whole deterministic leaves, each
+ * leaf into its own partial. Every schedule ends here. */
+#include "loop.h"
+
+/* The indices of offsets [a, b): begin + a (two's complement wrap-around, as GCC and Clang define
+ * the conversion). */
+static inline int64_t mrn_index(const mrn_loop *L, uint64_t a) { return (int64_t)((uint64_t)L->begin + a); }
+
+/* Offset i * n / m without overflow: the start of leaf i of m. */
+static inline uint64_t mrn_leaf_start(uint64_t n, uint64_t m, uint64_t i) {
+    return (uint64_t)((unsigned __int128)n * i / m);
+}
+
+void mrn_loop_units(const mrn_loop *L, uint64_t a, uint64_t b, void *acc) {
+    if (L->leaves == 0) {
+        if (mrn_loop_stopped(L)) return;
+        if (L->r)
+            L->r->body(mrn_index(L, a), mrn_index(L, b), acc, L->ctx);
+        else
+            L->body(mrn_index(L, a), mrn_index(L, b), L->ctx);
+        return;
+    }
+    for (uint64_t j = a; j < b; j++) { /* whole leaves, each on its own */
+        uint64_t lo = mrn_leaf_start(L->n, L->leaves, j), hi = mrn_leaf_start(L->n, L->leaves, j + 1);
+        bool stopped = mrn_loop_stopped(L);
+        if (L->r) {
+            void *p = L->partials + j * L->stride;
+            mrn_partial_init(L, p);
+            if (!stopped) L->r->body(mrn_index(L, lo), mrn_index(L, hi), p, L->ctx);
+        } else if (!stopped) {
+            L->body(mrn_index(L, lo), mrn_index(L, hi), L->ctx);
+        }
+    }
+}

@@ -1,0 +1,272 @@
+/* test_loop_idws.c — the idws and idws-poll schedules (src/loop/idws.c): heavy signal traffic for
+ * about two seconds with every index counted (no iteration lost or run twice), nested idws loops,
+ * a victim that cannot answer (the signal blocked, or a long body under idws-poll) whose range a
+ * thief takes itself, bodies that make system calls while signals arrive (a read that blocks is
+ * restarted: SA_RESTART; nanosleep's EINTR is the body's to handle), no signal at one worker, and
+ * in child processes: a program's own handler on the signal is refused with a message, another
+ * signal can be chosen with MERINO_IDWS_SIGNAL, a malformed MERINO_IDWS_SIGNAL is reported. */
+#include "check.h"
+
+#include "loop/loop.h" /* the counts mrn_idws_sent, _given, _fallbacks */
+
+#include <merino_loop.h>
+
+#include <pthread.h>
+
+static uint64_t count(uint64_t *c) { return __atomic_load_n(c, __ATOMIC_RELAXED); } /* relaxed: a statistic */
+
+static merino_for_opts idws(int poll) {
+    merino_for_opts o = {.schedule = poll ? MERINO_SCHEDULE_IDWS_POLL : MERINO_SCHEDULE_IDWS};
+    return o;
+}
+
+/* Work that varies along the range: heavy at the start, a hot spot, light elsewhere. */
+static uint64_t spin_work(int64_t i, int64_t n) {
+    int64_t reps = i < n / 8 ? 400 : (i % 97 == 0 ? 2000 : 20);
+    uint64_t x = (uint64_t)i;
+    for (int64_t k = 0; k < reps; k++) x = x * 6364136223846793005ull + 1442695040888963407ull;
+    return x;
+}
+
+typedef struct counted {
+    int64_t n;
+    unsigned char *hits; /* atomic */
+    uint64_t sink;       /* atomic */
+    const merino_for_opts *inner; /* nested loops, or NULL */
+} counted;
+
+static void count_body(int64_t lo, int64_t hi, void *ctx);
+
+static void inner_body(int64_t lo, int64_t hi, void *ctx) {
+    counted *c = ctx;
+    for (int64_t i = lo; i < hi; i++) {
+        /* relaxed: counts and a sink, read after the loop */
+        __atomic_fetch_add(&c->hits[i], 1, __ATOMIC_RELAXED);
+        __atomic_fetch_add(&c->sink, spin_work(i, c->n), __ATOMIC_RELAXED);
+    }
+}
+
+static void count_body(int64_t lo, int64_t hi, void *ctx) {
+    counted *c = ctx;
+    if (c->inner == NULL) {
+        inner_body(lo, hi, ctx);
+        return;
+    }
+    for (int64_t i = lo; i < hi; i++) { /* each outer index: an inner idws loop over its 64 cells */
+        counted in = {c->n, c->hits + i * 64, 0, NULL};
+        merino_for(0, 64, inner_body, &in, c->inner);
+        __atomic_fetch_add(&c->sink, in.sink, __ATOMIC_RELAXED); /* relaxed: as above */
+    }
+}
+
+static void check_traffic(double seconds) {
+    static const unsigned workers[] = {2, 3, 4};
+    double t0 = check_now();
+    unsigned rounds = 0;
+    uint64_t sent0 = count(&mrn_idws_sent), given0 = count(&mrn_idws_given);
+    while (check_now() - t0 < seconds) {
+        unsigned w = workers[rounds % 3];
+        merino_config cfg = {.workers = w};
+        CHECK(merino_start(&cfg) == 0);
+        for (int k = 0; k < 4; k++, rounds++) {
+            int poll = k % 2, nested = k >= 2;
+            merino_for_opts o = idws(poll);
+            int64_t n = nested ? 600 : 30000;
+            counted c = {n, calloc((size_t)n * (nested ? 64 : 1), 1), 0, nested ? &o : NULL};
+            CHECK(c.hits != NULL);
+            check_set_context("workers %u, %s, %s", w, poll ? "idws-poll" : "idws", nested ? "nested" : "flat");
+            merino_for(0, n, count_body, &c, &o);
+            for (int64_t i = 0; i < n * (nested ? 64 : 1); i++)
+                CHECK_MSG(c.hits[i] == 1, "cell %lld ran %d times", (long long)i, c.hits[i]);
+            free(c.hits);
+        }
+        merino_stop();
+    }
+    check_set_context(NULL);
+    printf("traffic: %u loops, %llu signals, %llu donations\n", rounds,
+           (unsigned long long)(count(&mrn_idws_sent) - sent0), (unsigned long long)(count(&mrn_idws_given) - given0));
+    CHECK(count(&mrn_idws_sent) > sent0);
+    CHECK(count(&mrn_idws_given) > given0);
+}
+
+/* ---- a victim that does not answer --------------------------------------------------------------- */
+
+typedef struct stuck {
+    int64_t n;
+    int block_signal;
+    int thief_ran; /* atomic: an index of the first half ran on another worker */
+    int first;     /* atomic: the worker that runs index 0, or -2 before it does */
+    unsigned char *hits;
+} stuck;
+
+static void stuck_body(int64_t lo, int64_t hi, void *ctx) {
+    stuck *s = ctx;
+    for (int64_t i = lo; i < hi; i++) {
+        __atomic_fetch_add(&s->hits[i], 1, __ATOMIC_RELAXED); /* relaxed: counts, read after */
+        if (i == 0) {
+            sigset_t set, old;
+            sigemptyset(&set);
+            sigaddset(&set, SIGRTMIN + 3);
+            if (s->block_signal) pthread_sigmask(SIG_BLOCK, &set, &old);
+            __atomic_store_n(&s->first, merino_worker_index(), __ATOMIC_RELAXED); /* relaxed: a hint */
+            double t0 = check_now(); /* until a thief took part of our half (10 s: never, if broken) */
+            while (!__atomic_load_n(&s->thief_ran, __ATOMIC_RELAXED) && check_now() - t0 < 10) sched_yield();
+            if (s->block_signal) pthread_sigmask(SIG_SETMASK, &old, NULL); /* a pending signal lands */
+        } else if (i < s->n / 2 && __atomic_load_n(&s->first, __ATOMIC_RELAXED) != -2 && /* relaxed: as above */
+                   __atomic_load_n(&s->first, __ATOMIC_RELAXED) != merino_worker_index()) {
+            __atomic_store_n(&s->thief_ran, 1, __ATOMIC_RELAXED); /* relaxed: a flag polled above */
+        }
+    }
+}
+
+static void check_fallback(int poll) {
+    merino_config cfg = {.workers = 2};
+    CHECK(merino_start(&cfg) == 0);
+    uint64_t fb0 = count(&mrn_idws_fallbacks);
+    stuck s = {20000, !poll, 0, -2, calloc(20000, 1)};
+    merino_for_opts o = idws(poll);
+    merino_for(0, s.n, stuck_body, &s, &o);
+    CHECK_MSG(s.thief_ran, "%s: nobody took the range of a victim that could not answer", poll ? "idws-poll" : "idws");
+    CHECK(count(&mrn_idws_fallbacks) > fb0);
+    for (int64_t i = 0; i < s.n; i++) CHECK_MSG(s.hits[i] == 1, "index %lld ran %d times", (long long)i, s.hits[i]);
+    free(s.hits);
+    merino_stop();
+}
+
+/* ---- system calls in bodies ---------------------------------------------------------------------- */
+
+static int pipe_fds[2];
+
+static void *late_writer(void *arg) {
+    (void)arg;
+    check_sleep(0.2);
+    CHECK(write(pipe_fds[1], "x", 1) == 1);
+    return NULL;
+}
+
+typedef struct syscalls {
+    int read_result, read_errno; /* index 0's blocking read */
+    unsigned char *hits;
+} syscalls;
+
+static void syscall_body(int64_t lo, int64_t hi, void *ctx) {
+    syscalls *s = ctx;
+    for (int64_t i = lo; i < hi; i++) {
+        if (i == 0) { /* blocks ~0.2 s while thieves signal this thread: SA_RESTART restarts it */
+            char ch;
+            s->read_result = (int)read(pipe_fds[0], &ch, 1);
+            s->read_errno = errno;
+        } else if (i % 50 == 0) { /* nanosleep is never restarted: EINTR, with the time left */
+            struct timespec ts = {0, 200000};
+            while (nanosleep(&ts, &ts) != 0) CHECK(errno == EINTR);
+        } else {
+            spin_work(i, 1 << 20);
+        }
+        __atomic_fetch_add(&s->hits[i], 1, __ATOMIC_RELAXED); /* relaxed: counts, read after */
+    }
+}
+
+static void check_syscalls(void) {
+    merino_config cfg = {.workers = 2};
+    CHECK(merino_start(&cfg) == 0);
+    CHECK(pipe(pipe_fds) == 0);
+    pthread_t w;
+    CHECK(pthread_create(&w, NULL, late_writer, NULL) == 0);
+    syscalls s = {0, 0, calloc(4000, 1)};
+    merino_for_opts o = idws(0);
+    merino_for(0, 4000, syscall_body, &s, &o);
+    pthread_join(w, NULL);
+    CHECK_MSG(s.read_result == 1, "a blocking read in a body returned %d (errno %d)", s.read_result, s.read_errno);
+    for (int i = 0; i < 4000; i++) CHECK_MSG(s.hits[i] == 1, "index %d ran %d times", i, s.hits[i]);
+    free(s.hits);
+    close(pipe_fds[0]);
+    close(pipe_fds[1]);
+    merino_stop();
+}
+
+/* ---- one worker ---------------------------------------------------------------------------------- */
+
+static void check_one_worker(void) {
+    merino_config cfg = {.workers = 1};
+    CHECK(merino_start(&cfg) == 0);
+    uint64_t sent0 = count(&mrn_idws_sent);
+    for (int det = 0; det <= 1; det++) {
+        counted c = {20000, calloc(20000, 1), 0, NULL};
+        merino_for_opts o = idws(0);
+        o.deterministic = det;
+        merino_for(0, c.n, count_body, &c, &o);
+        for (int64_t i = 0; i < c.n; i++) CHECK(c.hits[i] == 1);
+        free(c.hits);
+    }
+    CHECK_EQ_UINT(count(&mrn_idws_sent), sent0);
+    merino_stop();
+}
+
+/* ---- the signal's owner -------------------------------------------------------------------------- */
+
+static void app_handler(int sig) { (void)sig; }
+
+static void nothing(int64_t lo, int64_t hi, void *ctx) { (void)lo, (void)hi, (void)ctx; }
+
+static int run_child(const char *name) {
+    merino_for_opts o = idws(0);
+    if (strcmp(name, "app_handler") == 0) { /* the program handles the signal merino wants */
+        signal(SIGRTMIN + 3, app_handler);
+        merino_for(0, 100, nothing, NULL, &o);
+        return 0;
+    }
+    if (strcmp(name, "replaced") == 0) { /* the program replaces merino's handler later */
+        merino_for(0, 100, nothing, NULL, &o);
+        signal(SIGRTMIN + 3, app_handler);
+        merino_for(0, 100, nothing, NULL, &o);
+        return 0;
+    }
+    if (strcmp(name, "plain") == 0) {
+        merino_for(0, 100, nothing, NULL, &o);
+        return 0;
+    }
+    return 2;
+}
+
+static void check_signal_owner(void) {
+    check_child c = check_run_child("app_handler", NULL, 30);
+    CHECK_MSG(c.signaled && c.sig == SIGABRT, "a program's handler must not be replaced: %s", c.err);
+    CHECK_STR_CONTAINS(c.err, "MERINO_IDWS_SIGNAL");
+    CHECK_STR_CONTAINS(c.err, "installed a disposition");
+    check_child_free(&c);
+
+    char other[64];
+    snprintf(other, sizeof other, "MERINO_IDWS_SIGNAL=%d", SIGRTMIN + 5);
+    const char *const env_other[] = {other, NULL};
+    c = check_run_child("app_handler", env_other, 30); /* another signal: fine */
+    CHECK_MSG(c.exited && c.code == 0, "with %s: %s", other, c.err);
+    check_child_free(&c);
+
+    c = check_run_child("replaced", NULL, 30);
+    CHECK_MSG(c.signaled && c.sig == SIGABRT, "a replaced handler must be reported: %s", c.err);
+    CHECK_STR_CONTAINS(c.err, "was replaced");
+    check_child_free(&c);
+
+    static const char *const bad[] = {"MERINO_IDWS_SIGNAL=abc", "MERINO_IDWS_SIGNAL=10", NULL};
+    for (int i = 0; bad[i]; i++) {
+        const char *const env[] = {bad[i], NULL};
+        c = check_run_child("plain", env, 30);
+        CHECK_MSG(c.signaled && c.sig == SIGABRT, "%s: %s", bad[i], c.err);
+        CHECK_STR_CONTAINS(c.err, "is not a real-time signal");
+        check_child_free(&c);
+    }
+}
+
+int main(int argc, char **argv) {
+    const char *child = check_child_name(argc, argv);
+    if (child) return run_child(child);
+    unsetenv("MERINO_IDWS_SIGNAL");
+    check_signal_owner();
+    check_one_worker();
+    check_fallback(0);
+    check_fallback(1);
+    check_syscalls();
+    check_traffic(2.0 * check_scale());
+    puts("test_loop_idws: ok");
+    return 0;
+}
