@@ -183,6 +183,8 @@ MERINO_API int merino__group_run_root(merino_task_group *g, merino_task *root);
  *  from the allocation). */
 MERINO_API merino_task *merino__group_alloc(merino_task_group *g, merino_task_fn *fn, size_t data_bytes);
 MERINO_API void merino__group_spawn(merino_task *t);
+/** Undoes merino__group_alloc for a task that will not be spawned (its closure's copy threw). */
+MERINO_API void merino__group_discard(merino_task *t);
 
 #ifdef __cplusplus
 }

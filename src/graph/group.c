@@ -42,6 +42,12 @@ merino_task *merino__group_alloc(merino_task_group *g, merino_task_fn *fn, size_
     return t;
 }
 
+void merino__group_discard(merino_task *t) {
+    merino_task *anchor = t->merino__parent;
+    mrn_task_delete(mrn_gself(), t);
+    __atomic_fetch_sub(&anchor->merino__refs, 1, __ATOMIC_RELAXED); /* relaxed: as the increment */
+}
+
 static void mrn_spawn_here(void *t) { mrn_spawn(mrn_gself(), t); }
 
 void merino__group_spawn(merino_task *t) {
