@@ -30,11 +30,10 @@ merino_task *mrn_deque_pop(mrn_gworker *gw, int32_t above_depth) {
      * are ours (thieves never write them); top read relaxed is only a hint here. */
     if (b < __atomic_load_n(&gw->top, __ATOMIC_RELAXED)) return NULL;
     if (__atomic_load_n(&gw->depth[b & MRN_MASK], __ATOMIC_RELAXED) <= above_depth) return NULL;
-    __atomic_store_n(&gw->bottom, b, __ATOMIC_RELAXED); /* relaxed: the fence below orders it */
-    /* seq_cst: our store of bottom and our load of top against a thief's load of top and its load
-     * of bottom: at most one of us takes the last task */
-    __atomic_thread_fence(__ATOMIC_SEQ_CST);
-    int64_t t = __atomic_load_n(&gw->top, __ATOMIC_RELAXED);
+    /* seq_cst (this store and the load of top): in one total order with a thief's loads of top
+     * and bottom, so that a thief and we do not both take the last task (Dekker) */
+    __atomic_store_n(&gw->bottom, b, __ATOMIC_SEQ_CST);
+    int64_t t = __atomic_load_n(&gw->top, __ATOMIC_SEQ_CST);
     merino_task *x = NULL;
     if (t <= b) {
         x = __atomic_load_n(&gw->slot[b & MRN_MASK], __ATOMIC_RELAXED); /* relaxed: our own store */
@@ -51,12 +50,11 @@ merino_task *mrn_deque_pop(mrn_gworker *gw, int32_t above_depth) {
 }
 
 merino_task *mrn_deque_steal(mrn_gworker *victim, int32_t above_depth) {
-    /* acquire: the CAS of the thief before us, whose slot the owner may since have refilled */
-    int64_t t = __atomic_load_n(&victim->top, __ATOMIC_ACQUIRE);
-    /* seq_cst: see mrn_deque_pop */
-    __atomic_thread_fence(__ATOMIC_SEQ_CST);
-    /* acquire: pairs with the push's release: the slot, and the task's header and data */
-    int64_t b = __atomic_load_n(&victim->bottom, __ATOMIC_ACQUIRE);
+    /* seq_cst: see mrn_deque_pop; its acquire: the CAS of the thief before us */
+    int64_t t = __atomic_load_n(&victim->top, __ATOMIC_SEQ_CST);
+    /* seq_cst: see mrn_deque_pop; its acquire pairs with the push's release: the slot, and the
+     * task's header and data */
+    int64_t b = __atomic_load_n(&victim->bottom, __ATOMIC_SEQ_CST);
     if (t >= b) return NULL;
     /* relaxed: ordered by the acquire above; valid if the CAS below succeeds (the owner refills
      * this slot only after top has passed it) */

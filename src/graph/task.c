@@ -98,12 +98,22 @@ __attribute__((noreturn, cold)) static void mrn_zero_while_running(void) {
               "recycled as its own continuation, set its count to the number of children plus one");
 }
 
+/* ThreadSanitizer does not model fences: there the decrement itself acquires too (the same
+ * instruction on x86-64). */
+#ifdef MERINO__TSAN
+#define MRN_DROP_ORDER __ATOMIC_ACQ_REL
+#else
+#define MRN_DROP_ORDER __ATOMIC_RELEASE
+#endif
+
 /* One reference of p dropped; returns p when that made it ready. */
 static merino_task *mrn_release_ref(merino_task *p) {
     /* release: what this task wrote (its result) happens before the count is seen to drop */
-    if (__atomic_fetch_sub(&p->merino__refs, 1, __ATOMIC_RELEASE) != 1) return NULL;
+    if (__atomic_fetch_sub(&p->merino__refs, 1, MRN_DROP_ORDER) != 1) return NULL;
+#ifndef MERINO__TSAN
     /* acquire: the writes of every child that decremented before us (one release sequence) */
     __atomic_thread_fence(__ATOMIC_ACQUIRE);
+#endif
     uint32_t s = __atomic_load_n(&p->merino__state, __ATOMIC_RELAXED); /* relaxed: ours now */
     if (MRN_UNLIKELY(s != MRN_T_ALLOCATED)) mrn_zero_while_running();
     return p;
