@@ -2,8 +2,8 @@
  * than this machine's cores on purpose): fib in the four variants of the TBB paper's Figure 6
  * (plain waits, continuation passing, bypass, recycling as a child) at two cut-offs, a random
  * k-ary tree summed by tasks recycled as their own continuations, roots run from outside the
- * pool, from a direct-stack task and from inside a task object; and the spawn of a running task
- * is reported (in a child process). */
+ * pool, from a direct-stack task and from inside a task object; and misuse is reported (in child
+ * processes): the spawn of a running task, a count that reaches zero while its task runs. */
 #define _GNU_SOURCE 1
 #include "check.h"
 
@@ -93,7 +93,25 @@ static merino_task *spawn_self(merino_task *self) {
     return NULL;
 }
 
+static merino_task *leaf(merino_task *self) {
+    (void)self;
+    return NULL;
+}
+
+/* The count says 1 child; with one worker, the deque fills after MERINO_TASK_DEQUE spawns and the
+ * next child runs at once, bringing the count to zero while this task still runs. */
+static merino_task *count_too_low(merino_task *self) {
+    merino_task_set_ref_count(self, 1);
+    for (int i = 0; i <= MERINO_TASK_DEQUE; i++) merino_task_spawn(merino_task_alloc_child(self, leaf, 0));
+    merino_task_wait_for_all(self);
+    return NULL;
+}
+
 static int run_child(const char *name) {
+    if (strcmp(name, "count_too_low") == 0) {
+        merino_task_spawn_root_and_wait(merino_task_alloc_root(count_too_low, 0));
+        return 0;
+    }
     if (strcmp(name, "spawn_self") == 0) {
         merino_task_spawn_root_and_wait(merino_task_alloc_root(spawn_self, 0));
         return 0;
@@ -143,5 +161,9 @@ int main(int argc, char **argv) {
     check_child res = check_run_child("spawn_self", env, 20);
     CHECK_MSG(res.signaled || (res.exited && res.code != 0), "the spawn of a running task was not reported");
     CHECK_STR_CONTAINS(res.err, "merino_task_spawn of a task that is running");
+    const char *const one[] = {"MERINO_WORKERS=1", NULL};
+    res = check_run_child("count_too_low", one, 20);
+    CHECK_MSG(res.signaled || (res.exited && res.code != 0), "the count reaching zero was not reported");
+    CHECK_STR_CONTAINS(res.err, "reference count reached zero while the task was still running");
     return 0;
 }
