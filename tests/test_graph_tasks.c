@@ -161,9 +161,11 @@ int main(int argc, char **argv) {
     check_child res = check_run_child("spawn_self", env, 20);
     CHECK_MSG(res.signaled || (res.exited && res.code != 0), "the spawn of a running task was not reported");
     CHECK_STR_CONTAINS(res.err, "merino_task_spawn of a task that is running");
+    free(res.err);
     const char *const one[] = {"MERINO_WORKERS=1", NULL};
     res = check_run_child("count_too_low", one, 20);
     CHECK_MSG(res.signaled || (res.exited && res.code != 0), "the count reaching zero was not reported");
     CHECK_STR_CONTAINS(res.err, "reference count reached zero while the task was still running");
+    free(res.err);
     return 0;
 }

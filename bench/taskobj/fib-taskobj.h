@@ -19,9 +19,9 @@ typedef struct fibt_cont { /* the continuation: sums what its two children leave
 
 static long fibt_cutoff = 12;
 
-static long fibt_serial(long n) { return n < 2 ? n : fibt_serial(n - 1) + fibt_serial(n - 2); }
+static inline long fibt_serial(long n) { return n < 2 ? n : fibt_serial(n - 1) + fibt_serial(n - 2); }
 
-static fibt_args *fibt_child(merino_task *parent, merino_task_fn *fn, long n, long *sum, merino_task **out) {
+static inline fibt_args *fibt_child(merino_task *parent, merino_task_fn *fn, long n, long *sum, merino_task **out) {
     *out = merino_task_alloc_child(parent, fn, sizeof(fibt_args));
     fibt_args *a = merino_task_data(*out);
     a->n = n;
@@ -30,7 +30,7 @@ static fibt_args *fibt_child(merino_task *parent, merino_task_fn *fn, long n, lo
 }
 
 /* plain: two children, spawn one, spawn the other and wait, then add. */
-static merino_task *fibt_plain(merino_task *self) {
+static inline merino_task *fibt_plain(merino_task *self) {
     fibt_args *a = merino_task_data(self);
     if (a->n < fibt_cutoff) {
         *a->sum = fibt_serial(a->n);
@@ -47,14 +47,14 @@ static merino_task *fibt_plain(merino_task *self) {
     return NULL;
 }
 
-static merino_task *fibt_add(merino_task *self) {
+static inline merino_task *fibt_add(merino_task *self) {
     fibt_cont *c = merino_task_data(self);
     *c->sum = c->x + c->y;
     return NULL;
 }
 
 /* The continuation that replaces self, its count set to its two children. */
-static fibt_cont *fibt_continue(merino_task *self, merino_task **out) {
+static inline fibt_cont *fibt_continue(merino_task *self, merino_task **out) {
     fibt_args *a = merino_task_data(self);
     *out = merino_task_alloc_continuation(self, fibt_add, sizeof(fibt_cont));
     fibt_cont *c = merino_task_data(*out);
@@ -84,12 +84,12 @@ static inline merino_task *fibt_split(merino_task *self, merino_task_fn *fn, int
     return NULL;
 }
 
-static merino_task *fibt_c(merino_task *self) { return fibt_split(self, fibt_c, 0); }
-static merino_task *fibt_cb(merino_task *self) { return fibt_split(self, fibt_cb, 1); }
+static inline merino_task *fibt_c(merino_task *self) { return fibt_split(self, fibt_c, 0); }
+static inline merino_task *fibt_cb(merino_task *self) { return fibt_split(self, fibt_cb, 1); }
 
 /* +CBR: as +CB, but the task itself becomes the returned child (recycling): one allocation
  * fewer per level. */
-static merino_task *fibt_cbr(merino_task *self) {
+static inline merino_task *fibt_cbr(merino_task *self) {
     FIBT_LEAF(self)
     merino_task *k, *cb;
     fibt_cont *c = fibt_continue(self, &k);
@@ -102,7 +102,7 @@ static merino_task *fibt_cbr(merino_task *self) {
 }
 
 /* fib(n) with variant fn, from any thread. */
-static long fibt_run(merino_task_fn *fn, long n) {
+static inline long fibt_run(merino_task_fn *fn, long n) {
     long sum = -1;
     merino_task *root = merino_task_alloc_root(fn, sizeof(fibt_args));
     fibt_args *a = merino_task_data(root);
