@@ -170,7 +170,40 @@ MERINO_API int merino_task_group_is_canceling(const merino_task_group *g);
  *  run a task at once instead of queuing it (a power of two). */
 #define MERINO_TASK_DEQUE 4096
 
+/* ------------------------------------------------------------------------------------------------
+ * Dependency graphs
+ * ---------------------------------------------------------------------------------------------- */
+
+/** A graph of nodes with explicit edges, run as a whole (a node runs once all its predecessors have
+ *  finished), as many times as wanted. Build it from one thread; do not change it while it runs. */
+typedef struct merino_graph merino_graph;
+typedef struct merino_graph_node merino_graph_node;
+
+/** A new empty graph, or NULL when out of memory (merino_last_error says so). */
+MERINO_API merino_graph *merino_graph_new(void);
+/** Frees the graph and its nodes (not while it runs). */
+MERINO_API void merino_graph_delete(merino_graph *g);
+/** A node that calls fn(arg); name (copied; NULL: "node N") is what errors call it. NULL when out
+ *  of memory. */
+MERINO_API merino_graph_node *merino_graph_node_new(merino_graph *g, const char *name, void (*fn)(void *), void *arg);
+/** The node's name. */
+MERINO_API const char *merino_graph_node_name(const merino_graph_node *n);
+/** Makes to run after from. Returns 0; or -1, adding nothing, when the edge would close a cycle
+ *  (merino_last_error names the nodes on it), or when the nodes belong to different graphs. */
+MERINO_API int merino_graph_edge(merino_graph_node *from, merino_graph_node *to);
+/** Runs the graph from any thread and waits for it: MERINO_COMPLETE, or MERINO_CANCELED when it
+ *  was cancelled (merino_graph_cancel, or an outer group) or a node failed: then the successors of
+ *  the nodes not yet finished do not run. */
+MERINO_API int merino_graph_run(merino_graph *g);
+/** Cancels the run in flight, from any thread: nodes not started do not run. */
+MERINO_API void merino_graph_cancel(merino_graph *g);
+
 /* ---- internal, for merino_graph.hpp ---- */
+
+/** The task object running on this thread (innermost), or NULL. */
+MERINO_API merino_task *merino__task_current(void);
+/** The group a graph runs its nodes in (its failures are taken from it after a run). */
+MERINO_API merino_task_group *merino__graph_group(merino_graph *g);
 
 /** Records that the task t failed with err (C++: a heap-held exception): kept if t is the first
  *  failure in serial order, else dropped with drop; cancels the tasks after it. */

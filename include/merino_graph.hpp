@@ -21,8 +21,10 @@
 #include <exception>
 #include <functional>
 #include <new>
+#include <stdexcept>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 namespace merino {
 
@@ -225,6 +227,89 @@ private:
         return next ? next->raw_ : nullptr;
     }
     static void destroy(merino_task *t) noexcept { from(t)->~task(); }
+};
+
+/// A dependency graph: nodes (closures) and edges (precede), run as a whole as many times as wanted
+/// (a node runs once all its predecessors have finished). An edge that would close a cycle throws
+/// std::invalid_argument naming the nodes on the cycle. run() rethrows the exception of the first
+/// failing node in the order the nodes were made; after a failure or cancel(), the successors of
+/// the nodes not finished do not run.
+class graph {
+public:
+    /// A node of a graph (a handle, cheap to copy).
+    class node {
+    public:
+        node() = default;
+        const char *name() const noexcept { return merino_graph_node_name(n_); }
+        merino_graph_node *native() const noexcept { return n_; }
+
+    private:
+        friend class graph;
+        explicit node(merino_graph_node *n) : n_(n) {}
+        merino_graph_node *n_ = nullptr;
+    };
+
+    graph() : g_(merino_graph_new()) {
+        if (!g_) throw std::bad_alloc();
+    }
+    ~graph() {
+        merino_graph_delete(g_);
+        for (holder *h : holders_) delete h;
+    }
+    graph(const graph &) = delete;
+    graph &operator=(const graph &) = delete;
+
+    /// A node that calls f() at each run; name (copied) is what errors call it.
+    template <class F> node emplace(F &&f, const char *name = nullptr) {
+        holders_.reserve(holders_.size() + 1);
+        auto *h = new callable<std::decay_t<F>>(std::forward<F>(f));
+        merino_graph_node *n = merino_graph_node_new(g_, name, &holder::call, h);
+        if (!n) {
+            delete h;
+            throw std::bad_alloc();
+        }
+        holders_.push_back(h);
+        return node(n);
+    }
+
+    /// b runs after a. Throws std::invalid_argument if the edge would close a cycle.
+    void precede(node a, node b) {
+        if (merino_graph_edge(a.n_, b.n_) != 0) throw std::invalid_argument(merino_last_error());
+    }
+
+    /// Runs the graph and waits for it (from any thread); rethrows the first failure.
+    task_group_status run() {
+        int s = merino_graph_run(g_);
+        detail::rethrow_failure(merino__graph_group(g_));
+        return static_cast<task_group_status>(s);
+    }
+
+    /// Cancels the run in flight (from any thread): nodes not started do not run.
+    void cancel() noexcept { merino_graph_cancel(g_); }
+
+    merino_graph *native() noexcept { return g_; }
+
+private:
+    struct holder {
+        virtual ~holder() = default;
+        virtual void invoke() = 0;
+        static void call(void *h) noexcept {
+            try {
+                static_cast<holder *>(h)->invoke();
+            } catch (...) {
+                detail::fail_current(merino__task_current());
+            }
+        }
+    };
+    template <class F> struct callable final : holder {
+        F f;
+        explicit callable(F &&fn) : f(std::move(fn)) {}
+        explicit callable(const F &fn) : f(fn) {}
+        void invoke() override { f(); }
+    };
+
+    merino_graph *g_;
+    std::vector<holder *> holders_;
 };
 
 } // namespace merino

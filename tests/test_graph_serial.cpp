@@ -10,6 +10,8 @@
 // 10^5). MERINO_TEST_SEED replays one tree.
 #include "check.h"
 
+#include "graph_mix.h"
+
 #include <merino_graph.hpp>
 
 #include <mutex>
@@ -21,15 +23,6 @@ namespace {
 struct boom {
     uint64_t id;
 };
-
-uint64_t mix(uint64_t x) {
-    x ^= x >> 31;
-    x *= 0x9E3779B97F4A7C15ull;
-    x ^= x >> 29;
-    x *= 0xBF58476D1CE4E5B9ull;
-    x ^= x >> 32;
-    return x;
-}
 
 struct run_log {
     bool parallel;

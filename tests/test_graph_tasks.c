@@ -7,6 +7,8 @@
 #define _GNU_SOURCE 1
 #include "check.h"
 
+#include "graph_mix.h"
+
 #include <merino.h>
 #include <merino_graph.h>
 
@@ -22,13 +24,6 @@ typedef struct tree_args {
     uint64_t kid_sum[5];
     uint64_t *out;
 } tree_args;
-
-static uint64_t mix(uint64_t x) {
-    x ^= x >> 31;
-    x *= 0x9E3779B97F4A7C15ull;
-    x ^= x >> 29;
-    return x;
-}
 
 static int tree_kids(uint64_t seed, int depth) { return depth >= 9 ? 0 : (int)(mix(seed) % 5); }
 

@@ -2,6 +2,7 @@
  * TBB scheduler model) and task groups, on the core's workers. Never included by users.
  *
  * Files and the direction of their calls (a file calls only files below it in this list):
+ *   flow.c    dependency graphs: nodes, edges (cycles rejected as they are made), runs
  *   group.c   task groups: run, wait, cancel, failures (the serial order of exceptions)
  *   task.c    the task-object API, running a task and its bypass chain, spawning, waiting, and
  *             the work source the core's idle loop asks
@@ -96,5 +97,14 @@ void mrn_wait_for(mrn_gworker *gw, merino_task *anchor, int32_t depth);
 bool mrn_ctx_cancelled(const merino_task_group *g, uint64_t seq);
 /* Runs fn(arg) on a worker: here if this thread is one, else entering the pool (MERINO_RUN's way). */
 void mrn_on_worker(void (*fn)(void *), void *arg);
+
+/* ---- group.c ---- */
+
+/* A task of g with the order seq (counted in g from now on: spawn it, or undo with
+ * merino__group_discard). */
+merino_task *mrn_group_task(merino_task_group *g, merino_task_fn *fn, size_t data_bytes, uint64_t seq);
+/* Waits for g on this worker (the calling thread is one) and resets it; MERINO_COMPLETE or
+ * MERINO_CANCELED. */
+int mrn_group_wait_here(merino_task_group *g);
 
 #endif

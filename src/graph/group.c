@@ -15,8 +15,8 @@
 void merino_task_group_init(merino_task_group *g) {
     mrn_graph_init();
     merino_task *cur = mrn_graph_current();
-    memset(g, 0, sizeof *g);
     merino_task *a = &g->merino__anchor;
+    memset(a, 0, sizeof *a);
     a->merino__depth = cur ? cur->merino__depth : -1;
     a->merino__class = MRN_CLASS_MALLOC; /* never freed: it is part of the group */
     /* relaxed: the group is published to other threads by the spawn of its first task */
@@ -24,22 +24,32 @@ void merino_task_group_init(merino_task_group *g) {
     __atomic_store_n(&a->merino__state, MRN_T_ANCHOR, __ATOMIC_RELAXED);
     g->merino__outer = cur ? cur->merino__group : NULL;
     g->merino__outer_seq = cur ? cur->merino__seq : 0;
-    __atomic_store_n(&g->merino__failed_seq, UINT64_MAX, __ATOMIC_RELAXED); /* relaxed: as refs */
+    /* relaxed, as refs (atomic stores: a graph's cancel may store the flag meanwhile) */
+    __atomic_store_n(&g->merino__next_seq, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&g->merino__failed_seq, UINT64_MAX, __ATOMIC_RELAXED);
+    __atomic_store_n(&g->merino__cancelled, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&g->merino__lock, 0, __ATOMIC_RELAXED);
+    g->merino__error = NULL;
+    g->merino__drop_error = NULL;
 }
 
 /* ---- running tasks --------------------------------------------------------------------------------- */
 
-merino_task *merino__group_alloc(merino_task_group *g, merino_task_fn *fn, size_t data_bytes) {
+merino_task *mrn_group_task(merino_task_group *g, merino_task_fn *fn, size_t data_bytes, uint64_t seq) {
     merino_task *t = mrn_task_new(mrn_gself(), fn, data_bytes);
     t->merino__parent = &g->merino__anchor;
     t->merino__group = g;
-    /* relaxed: a number, unique by the RMW; the order of runs made by one thread is its own */
-    t->merino__seq = __atomic_fetch_add(&g->merino__next_seq, 1, __ATOMIC_RELAXED);
+    t->merino__seq = seq;
     t->merino__depth = g->merino__anchor.merino__depth + 1;
     /* relaxed: counted before the task is published (its spawn's release), and the waiter cannot
      * see 1 meanwhile: the runner is the waiter, or one of the group's tasks, which holds a count */
     __atomic_fetch_add(&g->merino__anchor.merino__refs, 1, __ATOMIC_RELAXED);
     return t;
+}
+
+merino_task *merino__group_alloc(merino_task_group *g, merino_task_fn *fn, size_t data_bytes) {
+    /* relaxed: a number, unique by the RMW; the order of runs made by one thread is its own */
+    return mrn_group_task(g, fn, data_bytes, __atomic_fetch_add(&g->merino__next_seq, 1, __ATOMIC_RELAXED));
 }
 
 void merino__group_discard(merino_task *t) {
@@ -94,17 +104,20 @@ typedef struct mrn_wait_args {
     int status;
 } mrn_wait_args;
 
-static void mrn_wait_here(void *p) {
-    mrn_wait_args *w = p;
-    merino_task_group *g = w->g;
-    mrn_gworker *gw = mrn_gself();
-    if (w->root) mrn_execute(gw, w->root); /* depth first: the root at once, here */
-    mrn_wait_for(gw, &g->merino__anchor, g->merino__anchor.merino__depth);
-    w->status = merino_task_group_is_canceling(g) ? MERINO_CANCELED : MERINO_COMPLETE;
+int mrn_group_wait_here(merino_task_group *g) {
+    mrn_wait_for(mrn_gself(), &g->merino__anchor, g->merino__anchor.merino__depth);
+    int status = merino_task_group_is_canceling(g) ? MERINO_CANCELED : MERINO_COMPLETE;
     /* Reset for reuse. relaxed: no task of g is left; the next run's spawn publishes these */
     __atomic_store_n(&g->merino__cancelled, 0, __ATOMIC_RELAXED);
     __atomic_store_n(&g->merino__failed_seq, UINT64_MAX, __ATOMIC_RELAXED);
     __atomic_store_n(&g->merino__next_seq, 0, __ATOMIC_RELAXED);
+    return status;
+}
+
+static void mrn_wait_here(void *p) {
+    mrn_wait_args *w = p;
+    if (w->root) mrn_execute(mrn_gself(), w->root); /* depth first: the root at once, here */
+    w->status = mrn_group_wait_here(w->g);
 }
 
 int merino_task_group_wait(merino_task_group *g) {

@@ -28,6 +28,8 @@ static __thread merino_task *mrn_current; /* the task object running on this thr
 
 merino_task *mrn_graph_current(void) { return mrn_current; }
 
+merino_task *merino__task_current(void) { return mrn_current; }
+
 /* ---- the work source ------------------------------------------------------------------------------ */
 
 /* A random other worker's graph state (the core's choice of victim), or NULL. */
