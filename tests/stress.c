@@ -39,6 +39,8 @@
  *               stack)
  *   idle        pause long enough for the workers to go to sleep, then submit work again
  *   restart     merino_stop and merino_start with another worker count, within the round
+ *   graph       task objects (fib in the TBB paper's four variants) and a task group over up to
+ *               5,000 closures (src/graph), from workers and from threads outside the pool
  *
  * Exit status: 0 when every round passed; 1 with a message on the first failure.
  */
@@ -49,6 +51,7 @@
 #include <sys/stat.h>
 
 #include <merino.h>
+#include <merino_graph.h>
 
 /* ---- the round being run (for messages), counters ------------------------------------------------ */
 
@@ -95,6 +98,8 @@ __attribute__((noreturn, format(printf, 1, 2))) static void fail(const char *fmt
 
 #define TREES_FAIL fail
 #include "trees.h"
+
+#include "../bench/taskobj/fib-taskobj.h"
 
 static unsigned below(uint64_t *s, unsigned n) { return n ? (unsigned)(next(s) % n) : 0; }
 
@@ -397,6 +402,42 @@ static void gen_wide(gen_ctx *c) {
     add_tasks(sr.nodes);
 }
 
+/* Task objects and a task group (src/graph): fib in one of the TBB paper's four variants (plain,
+ * continuation, bypass, recycling), then a group over up to 5,000 closures, from whatever thread
+ * runs the generator (a thread outside the pool enters it at each run and at the wait). */
+typedef struct graph_item {
+    uint64_t in, out;
+} graph_item;
+
+static void graph_visit(void *p) {
+    graph_item *x = p;
+    x->out = mix(x->in, 0x5BD1E995);
+}
+
+static void gen_graph(gen_ctx *c) {
+    static merino_task_fn *const variants[] = {fibt_plain, fibt_c, fibt_cb, fibt_cbr};
+    uint64_t s = c->seed;
+    int v = (int)below(&s, 4);
+    long n = (long)below(&s, 25);
+    long got = fibt_run(variants[v], n), want = fibt_serial(n);
+    EXPECT(got == want, "graph: fib(%ld) by task objects, variant %d: %ld, serial %ld", n, v, got, want);
+    unsigned k = scaled(c->scale, 1 + below(&s, 5000));
+    graph_item *items = malloc(k * sizeof *items);
+    if (!items) fail("out of memory");
+    merino_task_group g;
+    merino_task_group_init(&g);
+    for (unsigned i = 0; i < k; i++) {
+        items[i] = (graph_item){next(&s), 0};
+        merino_task_group_run(&g, graph_visit, &items[i]);
+    }
+    int status = merino_task_group_wait(&g);
+    EXPECT(status == MERINO_COMPLETE, "graph: a task group of %u closures ended with status %d", k, status);
+    for (unsigned i = 0; i < k; i++)
+        EXPECT(items[i].out == mix(items[i].in, 0x5BD1E995), "graph: closure %u of %u did not run", i, k);
+    free(items);
+    add_tasks(k);
+}
+
 /* C++ (tests/stress_cxx.cpp). */
 int stress_cxx_run(uint64_t seed, unsigned budget, uint64_t *tasks, char *err, size_t errlen);
 
@@ -512,6 +553,7 @@ static const generator generators[] = {
     {"cxx", "c++", 2, 1, gen_cxx},
     {"cxx_in_task", "c++", 1, 1, gen_cxx_in_task},
     {"restart", "core", 1, 0, gen_restart},
+    {"graph", "graph", 2, 1, gen_graph},
 };
 #define N_GENERATORS (sizeof generators / sizeof generators[0])
 
