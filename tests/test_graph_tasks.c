@@ -3,7 +3,8 @@
  * (plain waits, continuation passing, bypass, recycling as a child) at two cut-offs, a random
  * k-ary tree summed by tasks recycled as their own continuations, roots run from outside the
  * pool, from a direct-stack task and from inside a task object; and misuse is reported (in child
- * processes): the spawn of a running task, a count that reaches zero while its task runs. */
+ * processes): the spawn of a running task or of a root, a count that reaches zero while its task
+ * runs. */
 #define _GNU_SOURCE 1
 #include "check.h"
 
@@ -102,7 +103,17 @@ static merino_task *count_too_low(merino_task *self) {
     return NULL;
 }
 
+static merino_task *spawn_root(merino_task *self) {
+    (void)self;
+    merino_task_spawn(merino_task_alloc_root(leaf, 0)); /* a root: nothing would wait for it */
+    return NULL;
+}
+
 static int run_child(const char *name) {
+    if (strcmp(name, "spawn_root") == 0) {
+        merino_task_spawn_root_and_wait(merino_task_alloc_root(spawn_root, 0));
+        return 0;
+    }
     if (strcmp(name, "count_too_low") == 0) {
         merino_task_spawn_root_and_wait(merino_task_alloc_root(count_too_low, 0));
         return 0;
@@ -156,6 +167,10 @@ int main(int argc, char **argv) {
     check_child res = check_run_child("spawn_self", env, 20);
     CHECK_MSG(res.signaled || (res.exited && res.code != 0), "the spawn of a running task was not reported");
     CHECK_STR_CONTAINS(res.err, "merino_task_spawn of a task that is running");
+    free(res.err);
+    res = check_run_child("spawn_root", env, 20);
+    CHECK_MSG(res.signaled || (res.exited && res.code != 0), "the spawn of a root was not reported");
+    CHECK_STR_CONTAINS(res.err, "merino_task_spawn of a task with no parent");
     free(res.err);
     const char *const one[] = {"MERINO_WORKERS=1", NULL};
     res = check_run_child("count_too_low", one, 20);

@@ -157,6 +157,9 @@ int merino_task_group_is_canceling(const merino_task_group *g) {
 
 void merino__task_fail(merino_task *t, void *err, void (*drop)(void *)) {
     merino_task_group *g = t->merino__group;
+    if (MRN_UNLIKELY(g == NULL))
+        mrn_fatal("a task object failed (threw) outside any root or group, so no wait can report it: "
+                  "allocate task objects inside a task of merino_task_spawn_root_and_wait or a group");
     /* acquire: the error stored by the previous holder */
     while (__atomic_exchange_n(&g->merino__lock, 1, __ATOMIC_ACQUIRE)) mrn_cpu_relax();
     if (t->merino__seq < __atomic_load_n(&g->merino__failed_seq, __ATOMIC_RELAXED)) { /* relaxed: under the lock */

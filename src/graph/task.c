@@ -257,6 +257,9 @@ void merino_task_spawn(merino_task *t) {
     if (MRN_UNLIKELY(__atomic_load_n(&t->merino__state, __ATOMIC_RELAXED) != MRN_T_ALLOCATED))
         mrn_fatal("merino_task_spawn of a task that is running, queued or freed: spawn a task once, "
                   "after allocating it; a task recycled as a child is run again by returning it");
+    if (MRN_UNLIKELY(t->merino__parent == NULL))
+        mrn_fatal("merino_task_spawn of a task with no parent (a root): nothing would wait for it; "
+                  "run a root with merino_task_spawn_root_and_wait, or allocate the task as a child");
     mrn_spawn(gw, t);
 }
 
