@@ -68,7 +68,7 @@ int posix_memalign(void **out, size_t a, size_t n) {
 }
 #endif
 
-static void reset(void) {
+__attribute__((unused)) static void reset(void) {
     __atomic_store_n(&calls, 0, __ATOMIC_RELAXED);
     __atomic_store_n(&bytes, 0, __ATOMIC_RELAXED);
 }
