@@ -133,7 +133,8 @@ int main(void) {
         long bad = check_scenario(RECYCLE_BUG, children);
         check_set_context("%s, %d children", names[RECYCLE_BUG], children);
         CHECK_MSG(bad > 0, "the model did not catch the missing +1 (%ld interleavings)", paths);
-        printf("%-28s %d children: %ld of %ld interleavings fail, as they must\n", names[RECYCLE_BUG], children, bad, paths);
+        printf("%-28s %d children: %ld of %ld interleavings fail, as they must\n", names[RECYCLE_BUG], children,
+               bad, paths);
     }
     return 0;
 }

@@ -109,7 +109,8 @@ int main() {
                 CHECK_EQ_UINT(*p, *s);
                 threw++;
             }
-            for (uint64_t id : serial.ran) CHECK_MSG(parallel.ran.count(id), "node %llx did not run", (unsigned long long)id);
+            for (uint64_t id : serial.ran)
+                CHECK_MSG(parallel.ran.count(id), "node %llx did not run", (unsigned long long)id);
             extra += (long)(parallel.ran.size() - serial.ran.size());
         }
         std::printf("%u workers: %ld trees (%ld threw) as in the serial run; %ld nodes run beyond it\n", workers,

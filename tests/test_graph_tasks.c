@@ -148,7 +148,8 @@ int main(int argc, char **argv) {
             for (int k = 0; k < 2; k++) {
                 fibt_cutoff = cutoffs[k];
                 check_set_context("workers=%u variant=%s cutoff=%ld", counts[c], names[v], fibt_cutoff);
-                for (int n = 0; n <= top_n; n += (n < 10 ? 1 : 5)) CHECK_EQ_INT(fibt_run(variants[v], n), fib_expected[n]);
+                for (int n = 0; n <= top_n; n += (n < 10 ? 1 : 5))
+                    CHECK_EQ_INT(fibt_run(variants[v], n), fib_expected[n]);
             }
         }
         fibt_cutoff = 2;

@@ -58,7 +58,9 @@ void dag_setup(int argc, char **argv, dag *d, int *workers, int *reps) {
     long size = bench_param_long(p, 3, 1, 10);
     long us = bench_param_long(p, 3, 2, 10);
     if (size < 1 || size > (strcmp(p[0], "tree") == 0 ? 24 : 1 << 24) || us < 0) bench_usage_exit(argv[0], usage);
-    int n = strcmp(p[0], "tree") == 0 ? (1 << size) - 1 : strcmp(p[0], "wavefront") == 0 ? (int)(size * size) : (int)size;
+    int n = strcmp(p[0], "tree") == 0        ? (1 << size) - 1
+            : strcmp(p[0], "wavefront") == 0 ? (int)(size * size)
+                                             : (int)size;
     memset(d, 0, sizeof *d);
     d->n = n;
     d->pred = calloc((size_t)n, sizeof *d->pred);

@@ -118,7 +118,7 @@ void mrn_task_delete(mrn_gworker *gw, merino_task *t) {
         return;
     }
     mrn_gworker *owner = mrn_gworker_at(t->merino__owner);
-    merino_task *old = __atomic_load_n(&owner->remote[c], __ATOMIC_RELAXED);
+    merino_task *old = __atomic_load_n(&owner->remote[c], __ATOMIC_RELAXED); /* relaxed: the CAS checks it */
     do t->merino__parent = old; /* release: the link, for the owner's acquire exchange */
     while (!__atomic_compare_exchange_n(&owner->remote[c], &old, t, true, __ATOMIC_RELEASE, __ATOMIC_RELAXED));
 }

@@ -18,7 +18,7 @@ bool mrn_deque_push(mrn_gworker *gw, merino_task *t) {
     if (MRN_UNLIKELY(b - tp >= MERINO_TASK_DEQUE)) return false;
     /* relaxed: published by the release store of bottom below */
     __atomic_store_n(&gw->slot[b & MRN_MASK], t, __ATOMIC_RELAXED);
-    __atomic_store_n(&gw->depth[b & MRN_MASK], t->merino__depth, __ATOMIC_RELAXED);
+    __atomic_store_n(&gw->depth[b & MRN_MASK], t->merino__depth, __ATOMIC_RELAXED); /* relaxed: likewise */
     /* release: the slot, and the task's header and data, for a thief's acquire of bottom */
     __atomic_store_n(&gw->bottom, b + 1, __ATOMIC_RELEASE);
     return true;
@@ -29,11 +29,11 @@ merino_task *mrn_deque_pop(mrn_gworker *gw, int32_t above_depth) {
     /* A peek first: the newest task, if any, must be deeper than above_depth. Its slot and depth
      * are ours (thieves never write them); top read relaxed is only a hint here. */
     if (b < __atomic_load_n(&gw->top, __ATOMIC_RELAXED)) return NULL;
-    if (__atomic_load_n(&gw->depth[b & MRN_MASK], __ATOMIC_RELAXED) <= above_depth) return NULL;
+    if (__atomic_load_n(&gw->depth[b & MRN_MASK], __ATOMIC_RELAXED) <= above_depth) return NULL; /* relaxed: ours */
     /* seq_cst (this store and the load of top): in one total order with a thief's loads of top
      * and bottom, so that a thief and we do not both take the last task (Dekker) */
     __atomic_store_n(&gw->bottom, b, __ATOMIC_SEQ_CST);
-    int64_t t = __atomic_load_n(&gw->top, __ATOMIC_SEQ_CST);
+    int64_t t = __atomic_load_n(&gw->top, __ATOMIC_SEQ_CST); /* seq_cst: see above */
     merino_task *x = NULL;
     if (t <= b) {
         x = __atomic_load_n(&gw->slot[b & MRN_MASK], __ATOMIC_RELAXED); /* relaxed: our own store */
@@ -59,7 +59,7 @@ merino_task *mrn_deque_steal(mrn_gworker *victim, int32_t above_depth) {
     /* relaxed: ordered by the acquire above; valid if the CAS below succeeds (the owner refills
      * this slot only after top has passed it) */
     merino_task *x = __atomic_load_n(&victim->slot[t & MRN_MASK], __ATOMIC_RELAXED);
-    if (__atomic_load_n(&victim->depth[t & MRN_MASK], __ATOMIC_RELAXED) <= above_depth) return NULL;
+    if (__atomic_load_n(&victim->depth[t & MRN_MASK], __ATOMIC_RELAXED) <= above_depth) return NULL; /* relaxed: as x */
     /* seq_cst: against the owner's pop of the last task (the fence there) */
     if (!__atomic_compare_exchange_n(&victim->top, &t, t + 1, false, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED))
         return NULL;
@@ -69,5 +69,5 @@ merino_task *mrn_deque_steal(mrn_gworker *victim, int32_t above_depth) {
 bool mrn_deque_nonempty(mrn_gworker *gw) {
     /* seq_cst: read by a worker about to sleep, after it counted itself as a sleeper */
     int64_t t = __atomic_load_n(&gw->top, __ATOMIC_SEQ_CST);
-    return __atomic_load_n(&gw->bottom, __ATOMIC_SEQ_CST) > t;
+    return __atomic_load_n(&gw->bottom, __ATOMIC_SEQ_CST) > t; /* seq_cst: likewise */
 }

@@ -21,14 +21,14 @@ void merino_task_group_init(merino_task_group *g) {
     a->merino__class = MRN_CLASS_MALLOC; /* never freed: it is part of the group */
     /* relaxed: the group is published to other threads by the spawn of its first task */
     __atomic_store_n(&a->merino__refs, 1, __ATOMIC_RELAXED);
-    __atomic_store_n(&a->merino__state, MRN_T_ANCHOR, __ATOMIC_RELAXED);
+    __atomic_store_n(&a->merino__state, MRN_T_ANCHOR, __ATOMIC_RELAXED); /* relaxed: likewise */
     g->merino__outer = cur ? cur->merino__group : NULL;
     g->merino__outer_seq = cur ? cur->merino__seq : 0;
     /* relaxed, as refs (atomic stores: a graph's cancel may store the flag meanwhile) */
     __atomic_store_n(&g->merino__next_seq, 0, __ATOMIC_RELAXED);
-    __atomic_store_n(&g->merino__failed_seq, UINT64_MAX, __ATOMIC_RELAXED);
-    __atomic_store_n(&g->merino__cancelled, 0, __ATOMIC_RELAXED);
-    __atomic_store_n(&g->merino__lock, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&g->merino__failed_seq, UINT64_MAX, __ATOMIC_RELAXED); /* relaxed: as above */
+    __atomic_store_n(&g->merino__cancelled, 0, __ATOMIC_RELAXED);       /* relaxed: as above */
+    __atomic_store_n(&g->merino__lock, 0, __ATOMIC_RELAXED);            /* relaxed: as above */
     g->merino__error = NULL;
     g->merino__drop_error = NULL;
 }
@@ -109,8 +109,8 @@ int mrn_group_wait_here(merino_task_group *g) {
     int status = merino_task_group_is_canceling(g) ? MERINO_CANCELED : MERINO_COMPLETE;
     /* Reset for reuse. relaxed: no task of g is left; the next run's spawn publishes these */
     __atomic_store_n(&g->merino__cancelled, 0, __ATOMIC_RELAXED);
-    __atomic_store_n(&g->merino__failed_seq, UINT64_MAX, __ATOMIC_RELAXED);
-    __atomic_store_n(&g->merino__next_seq, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&g->merino__failed_seq, UINT64_MAX, __ATOMIC_RELAXED); /* relaxed: as above */
+    __atomic_store_n(&g->merino__next_seq, 0, __ATOMIC_RELAXED);             /* relaxed: as above */
     return status;
 }
 

@@ -89,7 +89,7 @@ bool mrn_ctx_cancelled(const merino_task_group *g, uint64_t seq) {
         /* relaxed: hints with no data; a task that starts just before a cancel runs, as it would
          * have if it had started a little earlier */
         if (__atomic_load_n(&g->merino__cancelled, __ATOMIC_RELAXED)) return true;
-        if (seq > __atomic_load_n(&g->merino__failed_seq, __ATOMIC_RELAXED)) return true;
+        if (seq > __atomic_load_n(&g->merino__failed_seq, __ATOMIC_RELAXED)) return true; /* relaxed: likewise */
     }
     return false;
 }
@@ -254,6 +254,7 @@ merino_task *merino_task_parent(const merino_task *t) { return t->merino__parent
 void merino_task_spawn(merino_task *t) {
     mrn_gworker *gw = mrn_gself();
     if (MRN_UNLIKELY(!gw)) mrn_not_on_worker("merino_task_spawn");
+    /* relaxed: the state is this thread's (allocated here, or made ready to it by a count's acquire) */
     if (MRN_UNLIKELY(__atomic_load_n(&t->merino__state, __ATOMIC_RELAXED) != MRN_T_ALLOCATED))
         mrn_fatal("merino_task_spawn of a task that is running, queued or freed: spawn a task once, "
                   "after allocating it; a task recycled as a child is run again by returning it");
