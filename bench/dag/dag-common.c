@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "bench.h"
+#include "chain.h"
 
 static uint64_t dag_mix(uint64_t x) {
     x ^= x >> 30;
@@ -15,16 +16,10 @@ static uint64_t dag_mix(uint64_t x) {
     return x ^ (x >> 31);
 }
 
-/* The work: iters steps of a multiply-add chain (the compiler cannot shorten it). */
-static uint64_t dag_spin(uint64_t x, uint64_t iters) {
-    for (uint64_t i = 0; i < iters; i++) x = x * 6364136223846793005ull + 1442695040888963407ull;
-    return x;
-}
-
 void dag_node(const dag *d, int x) {
     uint64_t s = (uint64_t)x;
     for (int i = 0; i < d->npred[x]; i++) s += d->value[d->pred[x][i]];
-    d->value[x] = dag_mix(dag_spin(s, d->iters));
+    d->value[x] = dag_mix(bench_chain(s, d->iters));
 }
 
 void dag_serial(const dag *d) {
@@ -38,18 +33,6 @@ uint64_t dag_checksum(const dag *d) {
 }
 
 static void dag_edge(dag *d, int from, int to) { d->pred[to][d->npred[to]++] = from; }
-
-/* Iterations of dag_spin per microsecond, measured here (not timed). */
-static double dag_iters_per_us(void) {
-    uint64_t n = 1 << 16;
-    for (;;) {
-        double t0 = bench_now();
-        bench_sink(dag_spin(1, n));
-        double t = bench_now() - t0;
-        if (t > 0.01) return (double)n / (t * 1e6);
-        n *= 2;
-    }
-}
 
 void dag_setup(int argc, char **argv, dag *d, int *workers, int *reps) {
     const char *p[3];
@@ -94,7 +77,7 @@ void dag_setup(int argc, char **argv, dag *d, int *workers, int *reps) {
     } else {
         bench_usage_exit(argv[0], usage);
     }
-    d->iters = (uint64_t)(us * dag_iters_per_us());
+    d->iters = (uint64_t)((double)us * bench_chain_per_us());
 }
 
 int dag_check(dag *d, int64_t *result) {
