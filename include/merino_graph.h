@@ -1,4 +1,5 @@
-/* merino_graph.h — task objects (the TBB scheduler model) and task groups, on merino's workers.
+/* merino_graph.h — task objects (the TBB scheduler model), task groups and dependency graphs, on
+ * merino's workers.
  *
  * Task objects are for computations that are not strictly nested: a task has an execute function,
  * a parent and a reference count; it may hand its work to a continuation and return (continuation
@@ -30,9 +31,11 @@
  *     for (node *p = list; p; p = p->next) merino_task_group_run(&g, visit, p);
  *     merino_task_group_wait(&g);
  *
- * Both work from any thread: on a worker (inside a task of either model) the calling worker helps;
- * from a thread outside the pool the wait enters the pool as MERINO_RUN does. docs/graph.md has the
- * scheduling rules, the guarantees and the test of each. C++: merino_graph.hpp. */
+ * Dependency graphs (merino_graph_*) run nodes with explicit edges, any number of times.
+ *
+ * All of them work from any thread: on a worker (inside a task of either model) the calling worker
+ * helps; from a thread outside the pool the wait enters the pool as MERINO_RUN does. docs/graph.md
+ * has the scheduling rules, the guarantees and the test of each. C++: merino_graph.hpp. */
 #ifndef MERINO_GRAPH_H
 #define MERINO_GRAPH_H
 
