@@ -75,7 +75,8 @@ public:
     /// A group destroyed with tasks pending (an exception left the scope before wait) cancels them
     /// and waits for those running, which may use the frame; their exceptions are dropped.
     ~task_group() {
-        if (merino_task_ref_count(&g_.merino__anchor) > 1) {
+        // acquire: pairs with the tasks' release decrements: none touches the group after this
+        if (__atomic_load_n(&g_.merino__anchor.merino__refs, __ATOMIC_ACQUIRE) > 1) {
             merino_task_group_cancel(&g_);
             merino_task_group_wait(&g_);
         }
