@@ -39,6 +39,10 @@
  *               stack)
  *   idle        pause long enough for the workers to go to sleep, then submit work again
  *   restart     merino_stop and merino_start with another worker count, within the round
+ *   graph       task objects (fib in the TBB paper's four variants) and a task group over up to
+ *               5,000 closures (src/graph), from workers and from threads outside the pool
+ *   flow        a random dependency graph of up to 300 nodes, edges added in random order, run
+ *               twice (src/graph/flow.c)
  *
  * Exit status: 0 when every round passed; 1 with a message on the first failure.
  */
@@ -49,6 +53,7 @@
 #include <sys/stat.h>
 
 #include <merino.h>
+#include <merino_graph.h>
 
 /* ---- the round being run (for messages), counters ------------------------------------------------ */
 
@@ -95,6 +100,8 @@ __attribute__((noreturn, format(printf, 1, 2))) static void fail(const char *fmt
 
 #define TREES_FAIL fail
 #include "trees.h"
+
+#include "../bench/taskobj/fib-taskobj.h"
 
 static unsigned below(uint64_t *s, unsigned n) { return n ? (unsigned)(next(s) % n) : 0; }
 
@@ -397,6 +404,106 @@ static void gen_wide(gen_ctx *c) {
     add_tasks(sr.nodes);
 }
 
+/* Task objects and a task group (src/graph): fib in one of the TBB paper's four variants (plain,
+ * continuation, bypass, recycling), then a group over up to 5,000 closures, from whatever thread
+ * runs the generator (a thread outside the pool enters it at each run and at the wait). */
+typedef struct graph_item {
+    uint64_t in, out;
+} graph_item;
+
+static void graph_visit(void *p) {
+    graph_item *x = p;
+    x->out = mix(x->in, 0x5BD1E995);
+}
+
+static void gen_graph(gen_ctx *c) {
+    static merino_task_fn *const variants[] = {fibt_plain, fibt_c, fibt_cb, fibt_cbr};
+    uint64_t s = c->seed;
+    int v = (int)below(&s, 4);
+    long n = (long)below(&s, 25);
+    long got = fibt_run(variants[v], n), want = fibt_serial(n);
+    EXPECT(got == want, "graph: fib(%ld) by task objects, variant %d: %ld, serial %ld", n, v, got, want);
+    unsigned k = scaled(c->scale, 1 + below(&s, 5000));
+    graph_item *items = malloc(k * sizeof *items);
+    if (!items) fail("out of memory");
+    merino_task_group g;
+    merino_task_group_init(&g);
+    for (unsigned i = 0; i < k; i++) {
+        items[i] = (graph_item){next(&s), 0};
+        merino_task_group_run(&g, graph_visit, &items[i]);
+    }
+    int status = merino_task_group_wait(&g);
+    EXPECT(status == MERINO_COMPLETE, "graph: a task group of %u closures ended with status %d", k, status);
+    for (unsigned i = 0; i < k; i++)
+        EXPECT(items[i].out == mix(items[i].in, 0x5BD1E995), "graph: closure %u of %u did not run", i, k);
+    free(items);
+    add_tasks(k);
+}
+
+/* A dependency graph (src/graph/flow.c): a random DAG of up to 300 nodes, edges added in random
+ * order (so that the topological order is repaired as they come), run twice, each node's value
+ * checked against a serial evaluation. */
+typedef struct flow_node {
+    uint64_t *value;
+    int self, npred, pred[4];
+} flow_node;
+
+static void flow_visit(void *p) {
+    flow_node *x = p;
+    uint64_t h = (uint64_t)x->self;
+    for (int i = 0; i < x->npred; i++) h = mix(h, x->value[x->pred[i]]);
+    x->value[x->self] = h;
+}
+
+static void gen_flow(gen_ctx *c) {
+    uint64_t s = c->seed;
+    int n = 1 + (int)below(&s, scaled(c->scale, 300));
+    flow_node *nodes = calloc((size_t)n, sizeof *nodes);
+    uint64_t *value = calloc((size_t)n, sizeof *value), *want = calloc((size_t)n, sizeof *want);
+    int *perm = malloc((size_t)n * sizeof *perm);
+    merino_graph *g = merino_graph_new();
+    merino_graph_node **gn = malloc((size_t)n * sizeof *gn);
+    if (!nodes || !value || !want || !perm || !g || !gn) fail("out of memory");
+    for (int i = 0; i < n; i++) perm[i] = i;
+    for (int i = n - 1; i > 0; i--) { /* a hidden topological order: perm */
+        int j = (int)below(&s, (unsigned)i + 1), t = perm[i];
+        perm[i] = perm[j];
+        perm[j] = t;
+    }
+    for (int k = 0; k < n; k++) { /* node perm[k] follows up to 4 of the nodes before it */
+        flow_node *x = &nodes[perm[k]];
+        *x = (flow_node){value, perm[k], 0, {0}};
+        int m = k ? (int)below(&s, 5) : 0;
+        for (int i = 0; i < m; i++) x->pred[x->npred++] = perm[below(&s, (unsigned)k)];
+    }
+    for (int i = 0; i < n; i++)
+        if (!(gn[i] = merino_graph_node_new(g, NULL, flow_visit, &nodes[i]))) fail("out of memory");
+    for (int i = n - 1; i >= 0; i--) /* edges node by node from the last made: many reorderings */
+        for (int j = 0; j < nodes[i].npred; j++)
+            EXPECT(merino_graph_edge(gn[nodes[i].pred[j]], gn[i]) == 0, "flow: an acyclic edge refused: %s",
+                   merino_last_error());
+    for (int k = 0; k < n; k++) { /* serially, in the hidden order */
+        nodes[perm[k]].value = want;
+        flow_visit(&nodes[perm[k]]);
+        nodes[perm[k]].value = value;
+    }
+    for (int run = 0; run < 2; run++) {
+        memset(value, 0, (size_t)n * sizeof *value);
+        int status = merino_graph_run(g);
+        EXPECT(status == MERINO_COMPLETE, "flow: a graph of %d nodes ended with status %d", n, status);
+        for (int i = 0; i < n; i++)
+            EXPECT(value[i] == want[i], "flow: node %d of %d: %#llx, serial %#llx", i, n,
+                   (unsigned long long)value[i], (unsigned long long)want[i]);
+    }
+    merino_graph_delete(g);
+    free(gn);
+    free(perm);
+    free(want);
+    free(value);
+    free(nodes);
+    add_tasks(2 * (uint64_t)n);
+}
+
 /* C++ (tests/stress_cxx.cpp). */
 int stress_cxx_run(uint64_t seed, unsigned budget, uint64_t *tasks, char *err, size_t errlen);
 
@@ -512,6 +619,8 @@ static const generator generators[] = {
     {"cxx", "c++", 2, 1, gen_cxx},
     {"cxx_in_task", "c++", 1, 1, gen_cxx_in_task},
     {"restart", "core", 1, 0, gen_restart},
+    {"graph", "graph", 2, 1, gen_graph},
+    {"flow", "graph", 1, 1, gen_flow},
 };
 #define N_GENERATORS (sizeof generators / sizeof generators[0])
 

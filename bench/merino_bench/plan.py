@@ -116,6 +116,17 @@ WORKLOADS = {
         "all": loop_sizes(LOOP_N, LOOP_SCHEDULES, est=0.1) + loop_sizes(16 * LOOP_N, LOOP_SCHEDULES, est=1.6),
         "quick": [size(f"random 2000 {sched}", systems=systems) for (sched, systems) in LOOP_SCHEDULES],
     },
+    # The TBB paper's Figure 6: task objects (plain, +C, +CB, +CBR) against oneTBB's task_group and
+    # merino's direct task stack; the variant is a parameter of taskobj-merino (bench/taskobj/taskobj.h).
+    "taskobj": {
+        "doc": "taskobj n cutoff variant: fib by task objects, variants plain, c, cb, cbr; direct: task stack",
+        "headline": [size(f"36 {c} plain", reps=3, est=0.15) for c in (12, 20)]
+        + [size(f"36 {c} {v}", reps=3, systems=["serial", "merino"], est=0.15)
+           for c in (12, 20) for v in ("c", "cb", "cbr", "direct")],
+        "all": [size(f"38 {c} plain", reps=3) for c in (12, 20)]
+        + [size(f"38 {c} {v}", reps=3, systems=["serial", "merino"]) for c in (12, 20) for v in ("c", "cb", "cbr", "direct")],
+        "quick": [size("20 12 plain")] + [size(f"20 12 {v}", systems=["serial", "merino"]) for v in ("c", "cb", "cbr", "direct")],
+    },
 }
 
 # Micro-benchmarks of the Wool paper, run their own way (see execute.run_overhead / run_groups).

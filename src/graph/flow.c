@@ -1,0 +1,284 @@
+/* flow.c — dependency graphs: nodes with explicit edges, run as task objects of a group.
+ *
+ * Construction keeps a topological order of the nodes (ord) up to date edge by edge (Pearce and
+ * Kelly, "A dynamic topological sort algorithm for directed acyclic graphs", JEA 2007): an edge
+ * from an earlier to a later node costs nothing; otherwise a search of the nodes between the two
+ * either finds a path back (the edge would close a cycle: rejected, and the message names the
+ * nodes on it) or reorders just those nodes. So a cycle is refused at the edge that makes it.
+ *
+ * A run counts each node's predecessors down: a node runs as a task of the graph's group (its
+ * order there is its index, so the first failing node in index order is the one reported), and the
+ * last predecessor to finish makes it ready — the last one made ready runs next on the same worker
+ * (bypass), the others are spawned. A failure or a cancellation stops the release of successors,
+ * and cancels the nodes made ready but not started. */
+#include "graph.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct merino_graph_node {
+    void (*fn)(void *);
+    void *arg;
+    char *name;
+    merino_graph *graph;
+    unsigned index, ord; /* order of creation; place in the topological order */
+    unsigned npred;
+    uint32_t pending;    /* atomic, during a run: predecessors not finished */
+    unsigned mark;       /* search stamp */
+    merino_graph_node *via; /* search: the node the search came from (for the cycle's path) */
+    merino_graph_node **succ, **pred;
+    unsigned nsucc, csucc, npredl, cpred;
+};
+
+struct merino_graph {
+    merino_graph_node **nodes;  /* by index */
+    merino_graph_node **by_ord; /* by place in the topological order */
+    merino_graph_node **work;   /* the search's stack: at most n entries */
+    unsigned n, cap, stamp;     /* cap: of each of the three arrays */
+    merino_task_group group;
+};
+
+merino_task_group *merino__graph_group(merino_graph *g) { return &g->group; }
+
+/* ---- construction ------------------------------------------------------------------------------------ */
+
+merino_graph *merino_graph_new(void) {
+    mrn_graph_init();
+    merino_graph *g = calloc(1, sizeof *g);
+    if (!g) mrn_error("out of memory making a dependency graph");
+    return g;
+}
+
+void merino_graph_delete(merino_graph *g) {
+    if (!g) return;
+    for (unsigned i = 0; i < g->n; i++) {
+        merino_graph_node *x = g->nodes[i];
+        free(x->name);
+        free(x->succ);
+        free(x->pred);
+        free(x);
+    }
+    free(g->nodes);
+    free(g->by_ord);
+    free(g->work);
+    free(g);
+}
+
+/* Makes room for one more pointer in *a (count n, capacity *cap). */
+static bool mrn_grow(merino_graph_node ***a, unsigned n, unsigned *cap) {
+    if (n < *cap) return true;
+    unsigned c = *cap ? *cap * 2 : 4;
+    void *p = realloc(*a, c * sizeof **a);
+    if (!p) return false;
+    *a = p;
+    *cap = c;
+    return true;
+}
+
+/* Makes room for one more node in the graph's three arrays. */
+static bool mrn_reserve_node(merino_graph *g) {
+    if (g->n < g->cap) return true;
+    unsigned c = g->cap, c2 = g->cap, c3 = g->cap;
+    if (!mrn_grow(&g->nodes, g->n, &c) || !mrn_grow(&g->by_ord, g->n, &c2) || !mrn_grow(&g->work, g->n, &c3))
+        return false; /* the arrays that grew keep their room: the next call starts from there */
+    g->cap = c;
+    return true;
+}
+
+merino_graph_node *merino_graph_node_new(merino_graph *g, const char *name, void (*fn)(void *), void *arg) {
+    merino_graph_node *x = calloc(1, sizeof *x);
+    char buf[32];
+    if (!name) {
+        snprintf(buf, sizeof buf, "node %u", g->n);
+        name = buf;
+    }
+    if (!x || !(x->name = strdup(name)) || !mrn_reserve_node(g)) {
+        if (x) free(x->name);
+        free(x);
+        mrn_error("out of memory adding a node to a dependency graph of %u nodes", g->n);
+        return NULL;
+    }
+    x->fn = fn;
+    x->arg = arg;
+    x->graph = g;
+    x->index = x->ord = g->n;
+    g->nodes[g->n] = g->by_ord[g->n] = x;
+    g->n++;
+    return x;
+}
+
+const char *merino_graph_node_name(const merino_graph_node *n) { return n->name; }
+
+/* Depth-first search from start along succ (forward) or pred (backward), through the nodes whose
+ * ord is within [lo, hi]; marks them with the stamp and collects them in out. Returns the number
+ * collected, or -1 when the search reaches stop (then stop->via leads back to start). */
+static int mrn_search(merino_graph *g, merino_graph_node *start, bool forward, unsigned lo, unsigned hi,
+                      merino_graph_node *stop, merino_graph_node **out) {
+    unsigned sp = 0, nout = 0;
+    merino_graph_node **stack = g->work;
+    start->mark = g->stamp;
+    start->via = NULL;
+    stack[sp++] = start;
+    while (sp) {
+        merino_graph_node *x = stack[--sp];
+        out[nout++] = x;
+        merino_graph_node **next = forward ? x->succ : x->pred;
+        unsigned nn = forward ? x->nsucc : x->npredl;
+        for (unsigned i = 0; i < nn; i++) {
+            merino_graph_node *y = next[i];
+            if (y == stop) {
+                y->via = x;
+                return -1;
+            }
+            if (y->mark == g->stamp || y->ord < lo || y->ord > hi) continue;
+            y->mark = g->stamp;
+            y->via = x;
+            stack[sp++] = y;
+        }
+    }
+    return (int)nout;
+}
+
+static int mrn_cmp_unsigned(const void *a, const void *b) {
+    unsigned x = *(const unsigned *)a, y = *(const unsigned *)b;
+    return x < y ? -1 : x > y;
+}
+
+static int mrn_by_ord(const void *a, const void *b) {
+    unsigned x = (*(merino_graph_node *const *)a)->ord, y = (*(merino_graph_node *const *)b)->ord;
+    return x < y ? -1 : x > y;
+}
+
+/* Reports the cycle the edge from -> to would close: to -> ... -> from (found by the search from
+ * to, along via) -> to. */
+__attribute__((cold)) static void mrn_cycle(merino_graph_node *from, merino_graph_node *to) {
+    char path[512];
+    size_t len = 0;
+    merino_graph_node *chain[16];
+    unsigned n = 0;
+    for (merino_graph_node *x = from; x && n < 16; x = x->via) chain[n++] = x; /* from back to to */
+    for (unsigned i = n; i-- > 0 && len < sizeof path;)
+        len += (size_t)snprintf(path + len, sizeof path - len, "\"%s\" -> ", chain[i]->name);
+    if (len < sizeof path) snprintf(path + len, sizeof path - len, "\"%s\"", to->name);
+    mrn_error("merino_graph_edge(\"%s\", \"%s\") would close a cycle: %s%s; a dependency graph "
+              "must be acyclic: remove one of these edges",
+              from->name, to->name, n == 16 ? "... " : "", path);
+}
+
+int merino_graph_edge(merino_graph_node *from, merino_graph_node *to) {
+    merino_graph *g = from->graph;
+    if (to->graph != g) {
+        mrn_error("merino_graph_edge(\"%s\", \"%s\"): the nodes belong to different graphs; an edge "
+                  "joins two nodes of the same graph",
+                  from->name, to->name);
+        return -1;
+    }
+    if (from == to) {
+        mrn_error("merino_graph_edge(\"%s\", \"%s\") would close a cycle: a node cannot follow "
+                  "itself; a dependency graph must be acyclic",
+                  from->name, to->name);
+        return -1;
+    }
+    if (!mrn_grow(&from->succ, from->nsucc, &from->csucc) || !mrn_grow(&to->pred, to->npredl, &to->cpred)) {
+        mrn_error("out of memory adding the edge \"%s\" -> \"%s\"", from->name, to->name);
+        return -1;
+    }
+    if (to->ord < from->ord) { /* the order must change, or this edge closes a cycle */
+        unsigned lo = to->ord, hi = from->ord;
+        merino_graph_node **fwd = malloc(2 * (size_t)g->n * sizeof *fwd);
+        if (!fwd) {
+            mrn_error("out of memory adding the edge \"%s\" -> \"%s\"", from->name, to->name);
+            return -1;
+        }
+        g->stamp++;
+        int nf = mrn_search(g, to, true, lo, hi, from, fwd);
+        if (nf < 0) {
+            mrn_cycle(from, to);
+            free(fwd);
+            return -1;
+        }
+        g->stamp++;
+        merino_graph_node **bwd = fwd + nf;
+        int nb = mrn_search(g, from, false, lo, hi, NULL, bwd);
+        /* Reorder: the nodes reaching from (bwd) take the smallest places the two sets hold, in
+         * their old order, then those reachable from to (fwd). */
+        qsort(fwd, (size_t)nf, sizeof *fwd, mrn_by_ord);
+        qsort(bwd, (size_t)nb, sizeof *bwd, mrn_by_ord);
+        unsigned *places = malloc((size_t)(nf + nb) * sizeof *places);
+        if (!places) {
+            free(fwd);
+            mrn_error("out of memory adding the edge \"%s\" -> \"%s\"", from->name, to->name);
+            return -1;
+        }
+        for (int i = 0; i < nb; i++) places[i] = bwd[i]->ord;
+        for (int i = 0; i < nf; i++) places[nb + i] = fwd[i]->ord;
+        qsort(places, (size_t)(nf + nb), sizeof *places, mrn_cmp_unsigned);
+        for (int i = 0; i < nb + nf; i++) {
+            merino_graph_node *x = i < nb ? bwd[i] : fwd[i - nb];
+            x->ord = places[i];
+            g->by_ord[x->ord] = x;
+        }
+        free(places);
+        free(fwd);
+    }
+    from->succ[from->nsucc++] = to;
+    to->pred[to->npredl++] = from;
+    to->npred++;
+    return 0;
+}
+
+/* ---- running ---------------------------------------------------------------------------------------- */
+
+static merino_task *mrn_node_run(merino_task *self);
+
+/* The task that runs node x in its graph's group, with x's index as its order. */
+static merino_task *mrn_node_task(merino_graph_node *x) {
+    merino_task *t = mrn_group_task(&x->graph->group, mrn_node_run, sizeof x, x->index);
+    memcpy(merino_task_data(t), &x, sizeof x);
+    return t;
+}
+
+static merino_task *mrn_node_run(merino_task *self) {
+    merino_graph_node *x;
+    memcpy(&x, merino_task_data(self), sizeof x);
+    x->fn(x->arg);
+    merino_graph *g = x->graph;
+    if (merino_task_group_is_canceling(&g->group)) return NULL; /* failed or cancelled: stop here */
+    mrn_gworker *gw = mrn_gself();
+    merino_task *next = NULL;
+    for (unsigned i = 0; i < x->nsucc; i++) {
+        merino_graph_node *y = x->succ[i];
+        /* acq_rel: release, what this node wrote happens before y runs; acquire, for the last
+         * predecessor, what the others wrote (it spawns y, which publishes it all to y) */
+        if (__atomic_fetch_sub(&y->pending, 1, __ATOMIC_ACQ_REL) != 1) continue;
+        if (next) mrn_spawn(gw, next);
+        next = mrn_node_task(y);
+    }
+    return next; /* the last successor made ready runs next, here */
+}
+
+typedef struct mrn_graph_run_args {
+    merino_graph *g;
+    int status;
+} mrn_graph_run_args;
+
+static void mrn_graph_run_here(void *p) {
+    mrn_graph_run_args *r = p;
+    merino_graph *g = r->g;
+    merino_task_group_init(&g->group);
+    for (unsigned i = 0; i < g->n; i++) /* relaxed: published by the spawns below */
+        __atomic_store_n(&g->nodes[i]->pending, g->nodes[i]->npred, __ATOMIC_RELAXED);
+    mrn_gworker *gw = mrn_gself();
+    for (unsigned i = g->n; i-- > 0;) /* in reverse: this worker pops the first node first */
+        if (g->nodes[i]->npred == 0) mrn_spawn(gw, mrn_node_task(g->nodes[i]));
+    r->status = mrn_group_wait_here(&g->group);
+}
+
+int merino_graph_run(merino_graph *g) {
+    mrn_graph_run_args r = {g, MERINO_COMPLETE};
+    mrn_on_worker(mrn_graph_run_here, &r);
+    return r.status;
+}
+
+void merino_graph_cancel(merino_graph *g) { merino_task_group_cancel(&g->group); }

@@ -1,0 +1,182 @@
+/* group.c — task groups: run closures as task objects whose parent is the group's anchor, wait
+ * for them, cancel them; record failures in serial order; and the root of a task-object tree,
+ * which runs as the one task of a group of its own.
+ *
+ * Serial order. Each run of a group takes the next number of the group (merino__seq), and a task
+ * object inherits its parent's number and group. When a task fails (C++: throws), the group keeps
+ * the failure of the smallest number — the one the serial program, where run(f) calls f at once,
+ * would have met first — and cancels the tasks with larger numbers only: a task before it may
+ * still fail first. A group created inside a task is nested in that task's group at that task's
+ * number, so cancelling (or a failure in) the outer group cancels it too (mrn_ctx_cancelled). */
+#include "graph.h"
+
+#include <string.h>
+
+void merino_task_group_init(merino_task_group *g) {
+    mrn_graph_init();
+    merino_task *cur = mrn_graph_current();
+    merino_task *a = &g->merino__anchor;
+    memset(a, 0, sizeof *a);
+    a->merino__depth = cur ? cur->merino__depth : -1;
+    a->merino__class = MRN_CLASS_MALLOC; /* never freed: it is part of the group */
+    /* relaxed: the group is published to other threads by the spawn of its first task */
+    __atomic_store_n(&a->merino__refs, 1, __ATOMIC_RELAXED);
+    __atomic_store_n(&a->merino__state, MRN_T_ANCHOR, __ATOMIC_RELAXED); /* relaxed: likewise */
+    g->merino__outer = cur ? cur->merino__group : NULL;
+    g->merino__outer_seq = cur ? cur->merino__seq : 0;
+    /* relaxed, as refs (atomic stores: a graph's cancel may store the flag meanwhile) */
+    __atomic_store_n(&g->merino__next_seq, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&g->merino__failed_seq, UINT64_MAX, __ATOMIC_RELAXED); /* relaxed: as above */
+    __atomic_store_n(&g->merino__cancelled, 0, __ATOMIC_RELAXED);       /* relaxed: as above */
+    __atomic_store_n(&g->merino__lock, 0, __ATOMIC_RELAXED);            /* relaxed: as above */
+    g->merino__error = NULL;
+    g->merino__drop_error = NULL;
+}
+
+/* ---- running tasks --------------------------------------------------------------------------------- */
+
+merino_task *mrn_group_task(merino_task_group *g, merino_task_fn *fn, size_t data_bytes, uint64_t seq) {
+    merino_task *t = mrn_task_new(mrn_gself(), fn, data_bytes);
+    t->merino__parent = &g->merino__anchor;
+    t->merino__group = g;
+    t->merino__seq = seq;
+    t->merino__depth = g->merino__anchor.merino__depth + 1;
+    /* relaxed: counted before the task is published (its spawn's release), and the waiter cannot
+     * see 1 meanwhile: the runner is the waiter, or one of the group's tasks, which holds a count */
+    __atomic_fetch_add(&g->merino__anchor.merino__refs, 1, __ATOMIC_RELAXED);
+    return t;
+}
+
+merino_task *merino__group_alloc(merino_task_group *g, merino_task_fn *fn, size_t data_bytes) {
+    /* relaxed: a number, unique by the RMW; the order of runs made by one thread is its own */
+    return mrn_group_task(g, fn, data_bytes, __atomic_fetch_add(&g->merino__next_seq, 1, __ATOMIC_RELAXED));
+}
+
+void merino__group_discard(merino_task *t) {
+    merino_task *anchor = t->merino__parent;
+    mrn_task_delete(mrn_gself(), t);
+    __atomic_fetch_sub(&anchor->merino__refs, 1, __ATOMIC_RELAXED); /* relaxed: as the increment */
+}
+
+static void mrn_spawn_here(void *t) { mrn_spawn(mrn_gself(), t); }
+
+void merino__group_spawn(merino_task *t) {
+    mrn_gworker *gw = mrn_gself();
+    if (gw)
+        mrn_spawn(gw, t);
+    else
+        mrn_on_worker(mrn_spawn_here, t); /* onto the deque of the worker we enter as */
+}
+
+typedef struct mrn_closure {
+    void (*fn)(void *);
+    void *arg;
+} mrn_closure;
+
+static merino_task *mrn_closure_run(merino_task *self) {
+    mrn_closure *c = merino_task_data(self);
+    c->fn(c->arg);
+    return NULL;
+}
+
+typedef struct mrn_run_args {
+    merino_task_group *g;
+    mrn_closure c;
+} mrn_run_args;
+
+static void mrn_run_here(void *p) {
+    mrn_run_args *r = p;
+    merino_task *t = merino__group_alloc(r->g, mrn_closure_run, sizeof(mrn_closure));
+    *(mrn_closure *)merino_task_data(t) = r->c;
+    mrn_spawn(mrn_gself(), t);
+}
+
+void merino_task_group_run(merino_task_group *g, void (*fn)(void *), void *arg) {
+    mrn_run_args r = {g, {fn, arg}};
+    mrn_on_worker(mrn_run_here, &r);
+}
+
+/* ---- waiting ---------------------------------------------------------------------------------------- */
+
+typedef struct mrn_wait_args {
+    merino_task_group *g;
+    merino_task *root; /* a root task to run first, or NULL */
+    int status;
+} mrn_wait_args;
+
+int mrn_group_wait_here(merino_task_group *g) {
+    mrn_wait_for(mrn_gself(), &g->merino__anchor, g->merino__anchor.merino__depth);
+    int status = merino_task_group_is_canceling(g) ? MERINO_CANCELED : MERINO_COMPLETE;
+    /* Reset for reuse. relaxed: no task of g is left; the next run's spawn publishes these */
+    __atomic_store_n(&g->merino__cancelled, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&g->merino__failed_seq, UINT64_MAX, __ATOMIC_RELAXED); /* relaxed: as above */
+    __atomic_store_n(&g->merino__next_seq, 0, __ATOMIC_RELAXED);             /* relaxed: as above */
+    return status;
+}
+
+static void mrn_wait_here(void *p) {
+    mrn_wait_args *w = p;
+    if (w->root) mrn_execute(mrn_gself(), w->root); /* depth first: the root at once, here */
+    w->status = mrn_group_wait_here(w->g);
+}
+
+int merino_task_group_wait(merino_task_group *g) {
+    mrn_wait_args w = {g, NULL, MERINO_COMPLETE};
+    mrn_on_worker(mrn_wait_here, &w);
+    return w.status;
+}
+
+int merino__group_run_root(merino_task_group *g, merino_task *root) {
+    root->merino__parent = &g->merino__anchor;
+    root->merino__group = g;
+    root->merino__seq = __atomic_fetch_add(&g->merino__next_seq, 1, __ATOMIC_RELAXED); /* as alloc */
+    root->merino__depth = g->merino__anchor.merino__depth + 1;
+    __atomic_fetch_add(&g->merino__anchor.merino__refs, 1, __ATOMIC_RELAXED); /* as alloc */
+    mrn_wait_args w = {g, root, MERINO_COMPLETE};
+    mrn_on_worker(mrn_wait_here, &w);
+    return w.status;
+}
+
+int merino_task_spawn_root_and_wait(merino_task *root) {
+    merino_task_group g;
+    merino_task_group_init(&g);
+    return merino__group_run_root(&g, root);
+}
+
+/* ---- cancellation and failures ---------------------------------------------------------------------- */
+
+void merino_task_group_cancel(merino_task_group *g) {
+    __atomic_store_n(&g->merino__cancelled, 1, __ATOMIC_RELAXED); /* relaxed: a flag, no data */
+}
+
+int merino_task_group_is_canceling(const merino_task_group *g) {
+    if (__atomic_load_n(&g->merino__cancelled, __ATOMIC_RELAXED)) return 1; /* relaxed: a flag */
+    if (__atomic_load_n(&g->merino__failed_seq, __ATOMIC_RELAXED) != UINT64_MAX) return 1; /* likewise */
+    return mrn_ctx_cancelled(g->merino__outer, g->merino__outer_seq);
+}
+
+void merino__task_fail(merino_task *t, void *err, void (*drop)(void *)) {
+    merino_task_group *g = t->merino__group;
+    if (MRN_UNLIKELY(g == NULL))
+        mrn_fatal("a task object failed (threw) outside any root or group, so no wait can report it: "
+                  "allocate task objects inside a task of merino_task_spawn_root_and_wait or a group");
+    /* acquire: the error stored by the previous holder */
+    while (__atomic_exchange_n(&g->merino__lock, 1, __ATOMIC_ACQUIRE)) mrn_cpu_relax();
+    if (t->merino__seq < __atomic_load_n(&g->merino__failed_seq, __ATOMIC_RELAXED)) { /* relaxed: under the lock */
+        if (g->merino__error) g->merino__drop_error(g->merino__error);
+        g->merino__error = err;
+        g->merino__drop_error = drop;
+        /* relaxed: read by tasks about to start as a hint; the waiter reads the error after the
+         * count's acquire (this task's completion comes after this store) */
+        __atomic_store_n(&g->merino__failed_seq, t->merino__seq, __ATOMIC_RELAXED);
+        err = NULL;
+    }
+    __atomic_store_n(&g->merino__lock, 0, __ATOMIC_RELEASE); /* release: the error, for the next holder */
+    if (err) drop(err);
+}
+
+void *merino__group_take_error(merino_task_group *g) {
+    void *e = g->merino__error;
+    g->merino__error = NULL;
+    return e;
+}

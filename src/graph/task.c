@@ -1,0 +1,295 @@
+/* task.c — task objects: allocation, reference counts, spawning, running a task and its bypass
+ * chain, waiting, recycling, and the work source the core's idle loop asks.
+ *
+ * The reference-count protocol (modelled in src/graph/model/refcount.c, a test):
+ *  - The count is set before any child is spawned (relaxed: the spawn's release publishes it).
+ *  - A finishing child decrements its parent's count with release order, so what it wrote (its
+ *    result) happens before whatever reads the count and sees it drop. The one that brings it to
+ *    zero makes the parent ready after an acquire fence (it then sees every other child's writes:
+ *    the decrements form one release sequence) and runs it next unless execute returned a task
+ *    to run (bypass); then it spawns it.
+ *  - A task that waits for its children counts one more: they bring it to 1, never 0; the wait
+ *    reads the count with acquire order until it is 1, then sets it to 0.
+ *  - A task recycled as its own continuation counts one more too: the scheduler drops that one
+ *    after execute returns, so the task cannot become ready (and run again) while it still runs.
+ *
+ * Waiting. A worker that waits runs other tasks meanwhile, but only tasks deeper than the task it
+ * waits in (the TBB paper's rule): from its own deque (newest first) and from other workers'
+ * (oldest first). Each nested wait on a C stack is then deeper than the one below it, so the C
+ * stack holds at most one frame per level of task depth, however long the wait; and the tasks a
+ * wait needs are deeper than it, so the deepest wait can always run or steal what it needs. */
+#include "graph.h"
+
+#include "core/backoff.h"
+
+#include <string.h>
+
+static __thread merino_task *mrn_current; /* the task object running on this thread, innermost */
+
+merino_task *mrn_graph_current(void) { return mrn_current; }
+
+merino_task *merino__task_current(void) { return mrn_current; }
+
+/* ---- the work source ------------------------------------------------------------------------------ */
+
+/* A random other worker's graph state (the core's choice of victim), or NULL. */
+static mrn_gworker *mrn_pick_gvictim(void) {
+    if (__atomic_load_n(&mrn_the_pool.count, __ATOMIC_RELAXED) < 2) return NULL; /* relaxed: a bound */
+    return mrn_gworker_at(mrn_pick_victim(mrn_self())->index);
+}
+
+/* One task deeper than depth: our newest, else another worker's oldest (one attempt). */
+static merino_task *mrn_find_task(mrn_gworker *gw, int32_t depth) {
+    merino_task *t = mrn_deque_pop(gw, depth);
+    if (t) return t;
+    mrn_gworker *victim = mrn_pick_gvictim();
+    return victim ? mrn_deque_steal(victim, depth) : NULL;
+}
+
+/* The idle loop's source: any task at all, run at the bottom of the worker's task stack. */
+static bool mrn_graph_run_one(mrn_worker *w) {
+    mrn_gworker *gw = mrn_gworker_at(w->index);
+    if (!gw) gw = mrn_gself();
+    merino_task *t = mrn_find_task(gw, INT32_MIN);
+    if (!t) return false;
+    merino__task *floor = w->floor;
+    w->floor = w->pub.base; /* a direct-stack join below base has no spawn in this task */
+    merino__next = w->pub.base;
+    mrn_execute(gw, t);
+    w->floor = floor;
+    return true;
+}
+
+/* Every task a worker pushes it runs itself unless stolen, so a worker never sleeps on a task of
+ * its own; this keeps the others awake while any deque holds a task for them to steal. */
+static bool mrn_graph_pending(void) {
+    unsigned n = __atomic_load_n(&mrn_the_pool.count, __ATOMIC_RELAXED); /* relaxed: a bound */
+    for (unsigned i = 0; i < n; i++) {
+        mrn_gworker *gw = mrn_gworker_at(i);
+        if (gw && mrn_deque_nonempty(gw)) return true;
+    }
+    return false;
+}
+
+static const mrn_source mrn_graph_source = {"task objects", mrn_graph_run_one, mrn_graph_pending};
+
+static pthread_once_t mrn_graph_once = PTHREAD_ONCE_INIT;
+static void mrn_graph_add_source(void) {
+    mrn_sources_init(); /* the core's sources first: handed-over tasks, then the task stacks */
+    if (mrn_source_add(&mrn_graph_source) != 0)
+        mrn_fatal("no room for the task-object work source (MRN_MAX_SOURCES in src/core/core.h)");
+}
+
+void mrn_graph_init(void) { pthread_once(&mrn_graph_once, mrn_graph_add_source); }
+
+/* ---- running ---------------------------------------------------------------------------------------- */
+
+bool mrn_ctx_cancelled(const merino_task_group *g, uint64_t seq) {
+    for (; g; seq = g->merino__outer_seq, g = g->merino__outer) {
+        /* relaxed: hints with no data; a task that starts just before a cancel runs, as it would
+         * have if it had started a little earlier */
+        if (__atomic_load_n(&g->merino__cancelled, __ATOMIC_RELAXED)) return true;
+        if (seq > __atomic_load_n(&g->merino__failed_seq, __ATOMIC_RELAXED)) return true; /* relaxed: likewise */
+    }
+    return false;
+}
+
+__attribute__((noreturn, cold)) static void mrn_zero_while_running(void) {
+    mrn_fatal("a task's reference count reached zero while the task was still running (or "
+              "waiting): when a task waits for its children (merino_task_wait_for_all), or is "
+              "recycled as its own continuation, set its count to the number of children plus one");
+}
+
+/* ThreadSanitizer does not model fences: there the decrement itself acquires too (the same
+ * instruction on x86-64). */
+#ifdef MERINO__TSAN
+#define MRN_DROP_ORDER __ATOMIC_ACQ_REL
+#else
+#define MRN_DROP_ORDER __ATOMIC_RELEASE
+#endif
+
+/* One reference of p dropped; returns p when that made it ready. */
+static merino_task *mrn_release_ref(merino_task *p) {
+    /* release: what this task wrote (its result) happens before the count is seen to drop */
+    if (__atomic_fetch_sub(&p->merino__refs, 1, MRN_DROP_ORDER) != 1) return NULL;
+#ifndef MERINO__TSAN
+    /* acquire: the writes of every child that decremented before us (one release sequence) */
+    __atomic_thread_fence(__ATOMIC_ACQUIRE);
+#endif
+    uint32_t s = __atomic_load_n(&p->merino__state, __ATOMIC_RELAXED); /* relaxed: ours now */
+    if (MRN_UNLIKELY(s != MRN_T_ALLOCATED)) mrn_zero_while_running();
+    return p;
+}
+
+void mrn_spawn(mrn_gworker *gw, merino_task *t) {
+    __atomic_store_n(&t->merino__state, MRN_T_READY, __ATOMIC_RELAXED); /* relaxed: the push publishes */
+    if (MRN_UNLIKELY(!mrn_deque_push(gw, t))) mrn_execute(gw, t); /* full: run it now (bounded space) */
+}
+
+void mrn_execute(mrn_gworker *gw, merino_task *t) {
+    merino_task *outer = mrn_current;
+    do {
+        merino_task *next = NULL;
+        __atomic_store_n(&t->merino__state, MRN_T_RUNNING, __ATOMIC_RELAXED); /* relaxed: this thread's */
+        mrn_current = t;
+        if (MRN_LIKELY(!mrn_ctx_cancelled(t->merino__group, t->merino__seq))) next = t->merino__execute(t);
+        mrn_current = outer;
+        merino_task *ready = NULL;
+        switch (__atomic_load_n(&t->merino__state, __ATOMIC_RELAXED)) { /* relaxed: this thread's */
+        case MRN_T_RUNNING: {
+            merino_task *parent = t->merino__parent;
+            mrn_task_delete(gw, t);
+            if (parent) ready = mrn_release_ref(parent);
+            break;
+        }
+        case MRN_T_RECYCLED_CHILD:
+            __atomic_store_n(&t->merino__state, MRN_T_ALLOCATED, __ATOMIC_RELAXED); /* relaxed: ours */
+            if (MRN_UNLIKELY(next != t))
+                mrn_fatal("a task recycled as a child (merino_task_recycle_as_child_of) must "
+                          "return itself from execute, to run again at once");
+            break;
+        default: /* MRN_T_RECYCLED_CONT: drop the count's extra one, now that it has returned */
+            __atomic_store_n(&t->merino__state, MRN_T_ALLOCATED, __ATOMIC_RELAXED); /* relaxed: ours */
+            ready = mrn_release_ref(t);
+            break;
+        }
+        if (ready) {
+            if (next)
+                mrn_spawn(gw, ready);
+            else
+                next = ready; /* depth first: the parent whose last child this was */
+        }
+        t = next;
+    } while (t);
+}
+
+void mrn_wait_for(mrn_gworker *gw, merino_task *anchor, int32_t depth) {
+    mrn_backoff b = {0};
+    /* acquire: pairs with the children's release decrements: their results */
+    while (__atomic_load_n(&anchor->merino__refs, __ATOMIC_ACQUIRE) != 1) {
+        merino_task *t = mrn_find_task(gw, depth);
+        if (t) {
+            mrn_execute(gw, t);
+            mrn_backoff_reset(&b);
+        } else {
+            mrn_backoff_pause(&b); /* a thief runs what we wait for: let it */
+        }
+    }
+}
+
+/* A thread that is not a worker runs fn(arg) on the pool: a direct-stack task descriptor holds
+ * the call, and merino__run_external runs it in the caller slot or hands it over. */
+typedef struct mrn_call {
+    void (*fn)(void *);
+    void *arg;
+} mrn_call;
+
+MERINO__WRAP_ATTR static void mrn_call_wrap(merino__task *top, merino__task *t) {
+    (void)top;
+    mrn_call c;
+    memcpy(&c, t->payload, sizeof c);
+    c.fn(c.arg);
+}
+
+void mrn_on_worker(void (*fn)(void *), void *arg) {
+    if (merino__self) {
+        fn(arg);
+        return;
+    }
+    merino__task d;
+    mrn_call c = {fn, arg};
+    memcpy(d.payload, &c, sizeof c);
+    merino__run_external(&d, mrn_call_wrap);
+}
+
+/* ---- the API ------------------------------------------------------------------------------------------ */
+
+__attribute__((noreturn, cold)) static void mrn_not_on_worker(const char *what) {
+    mrn_fatal("%s called on a thread that is not running a task: spawn and wait inside a task's "
+              "execute; start a computation with merino_task_spawn_root_and_wait",
+              what);
+}
+
+merino_task *merino_task_alloc_root(merino_task_fn *fn, size_t data_bytes) {
+    mrn_graph_init();
+    return mrn_task_new(mrn_gself(), fn, data_bytes);
+}
+
+merino_task *merino_task_alloc_child(merino_task *parent, merino_task_fn *fn, size_t data_bytes) {
+    merino_task *t = mrn_task_new(mrn_gself(), fn, data_bytes);
+    t->merino__parent = parent;
+    t->merino__group = parent->merino__group;
+    t->merino__seq = parent->merino__seq;
+    t->merino__depth = parent->merino__depth + 1;
+    return t;
+}
+
+merino_task *merino_task_alloc_continuation(merino_task *self, merino_task_fn *fn, size_t data_bytes) {
+    merino_task *c = mrn_task_new(mrn_gself(), fn, data_bytes);
+    c->merino__parent = self->merino__parent;
+    c->merino__group = self->merino__group;
+    c->merino__seq = self->merino__seq;
+    c->merino__depth = self->merino__depth;
+    self->merino__parent = NULL;
+    return c;
+}
+
+void merino_task_free(merino_task *t) { mrn_task_delete(mrn_gself(), t); }
+
+void merino_task_set_destroy(merino_task *t, merino_task_destroy_fn *fn) { t->merino__destroy = fn; }
+
+void merino_task_set_execute(merino_task *t, merino_task_fn *fn) { t->merino__execute = fn; }
+
+void merino_task_set_ref_count(merino_task *t, int count) {
+    /* relaxed: published to the children by their spawn (the deque's release) or bypass (same thread) */
+    __atomic_store_n(&t->merino__refs, count, __ATOMIC_RELAXED);
+}
+
+int merino_task_ref_count(const merino_task *t) {
+    return __atomic_load_n(&t->merino__refs, __ATOMIC_RELAXED); /* relaxed: a snapshot */
+}
+
+merino_task *merino_task_parent(const merino_task *t) { return t->merino__parent; }
+
+void merino_task_spawn(merino_task *t) {
+    mrn_gworker *gw = mrn_gself();
+    if (MRN_UNLIKELY(!gw)) mrn_not_on_worker("merino_task_spawn");
+    /* relaxed: the state is this thread's (allocated here, or made ready to it by a count's acquire) */
+    if (MRN_UNLIKELY(__atomic_load_n(&t->merino__state, __ATOMIC_RELAXED) != MRN_T_ALLOCATED))
+        mrn_fatal("merino_task_spawn of a task that is running, queued or freed: spawn a task once, "
+                  "after allocating it; a task recycled as a child is run again by returning it");
+    if (MRN_UNLIKELY(t->merino__parent == NULL))
+        mrn_fatal("merino_task_spawn of a task with no parent (a root): nothing would wait for it; "
+                  "run a root with merino_task_spawn_root_and_wait, or allocate the task as a child");
+    mrn_spawn(gw, t);
+}
+
+void merino_task_wait_for_all(merino_task *self) {
+    mrn_gworker *gw = mrn_gself();
+    if (MRN_UNLIKELY(!gw)) mrn_not_on_worker("merino_task_wait_for_all");
+    mrn_wait_for(gw, self, self->merino__depth);
+    __atomic_store_n(&self->merino__refs, 0, __ATOMIC_RELAXED); /* relaxed: no child is left */
+}
+
+void merino_task_spawn_and_wait_for_all(merino_task *self, merino_task *child) {
+    if (child) merino_task_spawn(child);
+    merino_task_wait_for_all(self);
+}
+
+void merino_task_recycle_as_child_of(merino_task *self, merino_task *new_parent) {
+    self->merino__parent = new_parent;
+    self->merino__depth = new_parent->merino__depth + 1;
+    __atomic_store_n(&self->merino__state, MRN_T_RECYCLED_CHILD, __ATOMIC_RELAXED); /* relaxed: ours */
+}
+
+void merino_task_recycle_as_continuation(merino_task *self) {
+    __atomic_store_n(&self->merino__state, MRN_T_RECYCLED_CONT, __ATOMIC_RELAXED); /* relaxed: ours */
+}
+
+void merino_task_cancel(merino_task *t) {
+    if (t->merino__group) merino_task_group_cancel(t->merino__group);
+}
+
+int merino_task_is_cancelled(const merino_task *t) {
+    return mrn_ctx_cancelled(t->merino__group, t->merino__seq);
+}

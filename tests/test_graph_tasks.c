@@ -1,0 +1,182 @@
+/* Task objects (merino_graph.h) against serial evaluation at 1, 2, 3, 4 and 8 workers (8 is more
+ * than this machine's cores on purpose): fib in the four variants of the TBB paper's Figure 6
+ * (plain waits, continuation passing, bypass, recycling as a child) at two cut-offs, a random
+ * k-ary tree summed by tasks recycled as their own continuations, roots run from outside the
+ * pool, from a direct-stack task and from inside a task object; and misuse is reported (in child
+ * processes): the spawn of a running task or of a root, a count that reaches zero while its task
+ * runs. */
+#define _GNU_SOURCE 1
+#include "check.h"
+
+#include "graph_mix.h"
+
+#include <merino.h>
+#include <merino_graph.h>
+
+#include "../bench/taskobj/fib-taskobj.h"
+
+/* ---- a random tree, each node summing its subtree as its own continuation ---- */
+
+typedef struct tree_args {
+    uint64_t seed; /* the node: its value and its children follow from it */
+    int depth;
+    int phase;     /* 0: first run, spawn the children; 1: they are done, add them up */
+    int nkids;
+    uint64_t kid_sum[5];
+    uint64_t *out;
+} tree_args;
+
+static int tree_kids(uint64_t seed, int depth) { return depth >= 9 ? 0 : (int)(mix(seed) % 5); }
+
+static uint64_t tree_serial(uint64_t seed, int depth) {
+    uint64_t s = seed & 0xFFFF;
+    int k = tree_kids(seed, depth);
+    for (int i = 0; i < k; i++) s += tree_serial(mix(seed + (uint64_t)i + 1), depth + 1);
+    return s;
+}
+
+static merino_task *tree_node(merino_task *self) {
+    tree_args *a = merino_task_data(self);
+    if (a->phase == 1) { /* run again: the children are done */
+        uint64_t s = a->seed & 0xFFFF;
+        for (int i = 0; i < a->nkids; i++) s += a->kid_sum[i];
+        *a->out = s;
+        return NULL;
+    }
+    a->nkids = tree_kids(a->seed, a->depth);
+    if (a->nkids == 0) {
+        *a->out = a->seed & 0xFFFF;
+        return NULL;
+    }
+    a->phase = 1;
+    merino_task_set_ref_count(self, a->nkids + 1); /* one more: dropped when this run returns */
+    merino_task_recycle_as_continuation(self);
+    for (int i = 0; i < a->nkids; i++) {
+        merino_task *k = merino_task_alloc_child(self, tree_node, sizeof(tree_args));
+        tree_args *ka = merino_task_data(k);
+        *ka = (tree_args){.seed = mix(a->seed + (uint64_t)i + 1), .depth = a->depth + 1, .out = &a->kid_sum[i]};
+        merino_task_spawn(k);
+    }
+    return NULL;
+}
+
+static uint64_t tree_run(uint64_t seed) {
+    uint64_t out = 0;
+    merino_task *root = merino_task_alloc_root(tree_node, sizeof(tree_args));
+    *(tree_args *)merino_task_data(root) = (tree_args){.seed = seed, .out = &out};
+    CHECK_EQ_INT(merino_task_spawn_root_and_wait(root), MERINO_COMPLETE);
+    return out;
+}
+
+/* ---- roots from other places ---- */
+
+static long fib_expected[40];
+
+MERINO_TASK_1(long, fib_in_stack_task, long, n) { return fibt_run(fibt_cbr, n); }
+
+/* A task object whose execute runs another root (nested roots) and checks it. */
+static long nested_out;
+static merino_task *nested_root(merino_task *self) {
+    (void)self;
+    nested_out = fibt_run(fibt_cb, 20) + fibt_run(fibt_plain, 18);
+    return NULL;
+}
+
+/* ---- misuse, in a child process ---- */
+
+static merino_task *spawn_self(merino_task *self) {
+    merino_task_spawn(self); /* it is running: it must return itself instead */
+    return NULL;
+}
+
+static merino_task *leaf(merino_task *self) {
+    (void)self;
+    return NULL;
+}
+
+/* The count says 1 child; with one worker, the deque fills after MERINO_TASK_DEQUE spawns and the
+ * next child runs at once, bringing the count to zero while this task still runs. */
+static merino_task *count_too_low(merino_task *self) {
+    merino_task_set_ref_count(self, 1);
+    for (int i = 0; i <= MERINO_TASK_DEQUE; i++) merino_task_spawn(merino_task_alloc_child(self, leaf, 0));
+    merino_task_wait_for_all(self);
+    return NULL;
+}
+
+static merino_task *spawn_root(merino_task *self) {
+    (void)self;
+    merino_task_spawn(merino_task_alloc_root(leaf, 0)); /* a root: nothing would wait for it */
+    return NULL;
+}
+
+static int run_child(const char *name) {
+    if (strcmp(name, "spawn_root") == 0) {
+        merino_task_spawn_root_and_wait(merino_task_alloc_root(spawn_root, 0));
+        return 0;
+    }
+    if (strcmp(name, "count_too_low") == 0) {
+        merino_task_spawn_root_and_wait(merino_task_alloc_root(count_too_low, 0));
+        return 0;
+    }
+    if (strcmp(name, "spawn_self") == 0) {
+        merino_task_spawn_root_and_wait(merino_task_alloc_root(spawn_self, 0));
+        return 0;
+    }
+    return 2;
+}
+
+int main(int argc, char **argv) {
+    const char *child = check_child_name(argc, argv);
+    if (child) return run_child(child);
+
+    fib_expected[0] = 0;
+    fib_expected[1] = 1;
+    for (int i = 2; i < 40; i++) fib_expected[i] = fib_expected[i - 1] + fib_expected[i - 2];
+    int top_n = check_scale() < 1 ? 21 : 25;
+    merino_task_fn *variants[] = {fibt_plain, fibt_c, fibt_cb, fibt_cbr};
+    const char *names[] = {"plain", "+C", "+CB", "+CBR"};
+    uint64_t tree_expected[4];
+    for (int s = 0; s < 4; s++) tree_expected[s] = tree_serial(mix((uint64_t)s + 7), 0);
+
+    static const unsigned counts[] = {1, 2, 3, 4, 8};
+    for (size_t c = 0; c < sizeof counts / sizeof counts[0]; c++) {
+        merino_config cfg = {0};
+        cfg.workers = counts[c];
+        CHECK_EQ_INT(merino_start(&cfg), 0);
+        for (int v = 0; v < 4; v++) {
+            static const long cutoffs[] = {2, 12};
+            for (int k = 0; k < 2; k++) {
+                fibt_cutoff = cutoffs[k];
+                check_set_context("workers=%u variant=%s cutoff=%ld", counts[c], names[v], fibt_cutoff);
+                for (int n = 0; n <= top_n; n += (n < 10 ? 1 : 5))
+                    CHECK_EQ_INT(fibt_run(variants[v], n), fib_expected[n]);
+            }
+        }
+        fibt_cutoff = 2;
+        check_set_context("workers=%u trees", counts[c]);
+        for (int s = 0; s < 4; s++) CHECK_EQ_UINT(tree_run(mix((uint64_t)s + 7)), tree_expected[s]);
+        check_set_context("workers=%u roots from a direct-stack task and a task object", counts[c]);
+        CHECK_EQ_INT(MERINO_RUN(fib_in_stack_task, 22), fib_expected[22]);
+        nested_out = 0;
+        CHECK_EQ_INT(merino_task_spawn_root_and_wait(merino_task_alloc_root(nested_root, 0)), MERINO_COMPLETE);
+        CHECK_EQ_INT(nested_out, fib_expected[20] + fib_expected[18]);
+        CHECK_EQ_INT(merino_stop(), 0);
+        printf("task objects correct at %u workers\n", counts[c]);
+    }
+
+    const char *const env[] = {"MERINO_WORKERS=2", NULL};
+    check_child res = check_run_child("spawn_self", env, 20);
+    CHECK_MSG(res.signaled || (res.exited && res.code != 0), "the spawn of a running task was not reported");
+    CHECK_STR_CONTAINS(res.err, "merino_task_spawn of a task that is running");
+    free(res.err);
+    res = check_run_child("spawn_root", env, 20);
+    CHECK_MSG(res.signaled || (res.exited && res.code != 0), "the spawn of a root was not reported");
+    CHECK_STR_CONTAINS(res.err, "merino_task_spawn of a task with no parent");
+    free(res.err);
+    const char *const one[] = {"MERINO_WORKERS=1", NULL};
+    res = check_run_child("count_too_low", one, 20);
+    CHECK_MSG(res.signaled || (res.exited && res.code != 0), "the count reaching zero was not reported");
+    CHECK_STR_CONTAINS(res.err, "reference count reached zero while the task was still running");
+    free(res.err);
+    return 0;
+}
