@@ -1,0 +1,98 @@
+/* large.c — objects larger than a block's two: a mapping of their own, with a block header at the
+ * 16 KB boundary just below the object (so merino_free finds it as it finds a small object's).
+ * Medium objects (up to 64 KB, a ladder of sizes no more than 25% apart) are cached when freed, in
+ * the freeing thread's heap, a few per size and at most MRN_MEDIUM_KEEP_BYTES a heap: the paper's
+ * "8K to ~64K should also be cached". Larger ones go straight back to the OS. */
+#include "alloc.h"
+
+#include <errno.h>
+#include <string.h>
+
+/* Usable bytes of each medium class, for an object at the mapping's first 16 KB boundary + 64. */
+static const size_t mrn_medium_size[MRN_NMEDIUM] = {
+    10240, 12288, 14336, 16384, 20480, 24576, 28672, 32768, 40960, 49152, 57344, 65536,
+};
+
+static unsigned mrn_medium_class(size_t size) {
+    unsigned c = 0;
+    while (mrn_medium_size[c] < size) c++;
+    return c;
+}
+
+static size_t mrn_round_page(size_t n) { return (n + MRN_PAGE - 1) & ~(size_t)(MRN_PAGE - 1); }
+
+/* Maps room for size bytes at alignment align (a power of two); the header goes at the 16 KB
+ * boundary below the object. Fresh mappings read as zero. */
+static void *mrn_large_map(size_t size, size_t align, unsigned mclass) {
+    if (align < 64) align = 64;
+    /* 16 KB - 4 KB to reach a 16 KB boundary, the header, then the object at its alignment. */
+    if (size > PTRDIFF_MAX - align - 2 * MRN_BLOCK_SIZE) {
+        errno = ENOMEM;
+        return NULL;
+    }
+    size_t len = mrn_round_page(MRN_BLOCK_SIZE - MRN_PAGE + MRN_BLOCK_HDR + (align - 64) + size);
+    char *raw = mrn_os_map(len);
+    if (!raw) return NULL;
+#if MRN_ALLOC_DEBUG
+    mrn_debug_region(raw, len, true);
+#endif
+    uintptr_t base = ((uintptr_t)raw + MRN_BLOCK_SIZE - 1) & ~(MRN_BLOCK_SIZE - 1);
+    /* An aligned address at least a header past base; its block (p - 1 rounded down) lies at or
+     * after base, and at least 64 bytes (MRN_BLOCK_HDR) below p when align >= 64 divides both. */
+    uintptr_t p = (base + MRN_BLOCK_HDR + align - 1) & ~(uintptr_t)(align - 1);
+    mrn_block *b = mrn_block_of((void *)p);
+    b->map_base = raw;
+    b->map_len = len;
+    b->cls = mclass;
+    b->free = (void *)p;
+    /* relaxed: the object is published to other threads by the program's own synchronization */
+    atomic_store_explicit(&b->owner_tag, MRN_TAG_LARGE, memory_order_relaxed);
+    return (void *)p;
+}
+
+void *mrn_large_alloc(mrn_heap *h, size_t size, size_t align, bool zero) {
+    if (size <= MRN_MEDIUM_MAX && align <= 64) {
+        unsigned c = mrn_medium_class(size);
+        if (h && h->nmedium[c]) {
+            mrn_block *b = h->medium[c][--h->nmedium[c]];
+            h->medium_bytes -= b->map_len;
+            MRN_STAT_ADD(medium_hits, 1);
+            /* relaxed: owner-thread state (the cache is this heap's) */
+            atomic_store_explicit(&b->owner_tag, MRN_TAG_LARGE, memory_order_relaxed);
+            if (zero) memset(b->free, 0, mrn_medium_size[c]);
+            return b->free;
+        }
+        MRN_STAT_ADD(medium_misses, 1);
+        return mrn_large_map(mrn_medium_size[c], 64, c);
+    }
+    MRN_STAT_ADD(large, 1);
+    MRN_STAT_ADD(large_bytes, size);
+    return mrn_large_map(size, align, MRN_NMEDIUM);
+}
+
+static void mrn_large_unmap(mrn_block *b) {
+#if MRN_ALLOC_DEBUG
+    mrn_debug_region(b->map_base, b->map_len, false);
+#endif
+    mrn_os_unmap(b->map_base, b->map_len);
+}
+
+void mrn_large_free(mrn_heap *h, mrn_block *b) {
+    unsigned c = b->cls;
+    if (h && c < MRN_NMEDIUM && h->nmedium[c] < MRN_MEDIUM_KEEP &&
+        h->medium_bytes + b->map_len <= MRN_MEDIUM_KEEP_BYTES) {
+        /* relaxed: marks it cached for the debug checks; only this thread uses it from now */
+        atomic_store_explicit(&b->owner_tag, MRN_TAG_LARGE | MRN_TAG_CACHED, memory_order_relaxed);
+        h->medium[c][h->nmedium[c]++] = b;
+        h->medium_bytes += b->map_len;
+        return;
+    }
+    mrn_large_unmap(b);
+}
+
+void mrn_medium_drop(mrn_heap *h) {
+    for (unsigned c = 0; c < MRN_NMEDIUM; c++) {
+        while (h->nmedium[c]) mrn_large_unmap(h->medium[c][--h->nmedium[c]]);
+    }
+    h->medium_bytes = 0;
+}
