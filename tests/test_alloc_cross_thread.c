@@ -2,7 +2,8 @@
  * consumers, which check and free them — every free is a foreign one (the speed-cross and
  * producer-consumer patterns). Checks every object's contents, and that memory does not grow
  * without bound over the rounds (the blowup of pure private heaps, Berger et al.): the freed
- * objects must go back to their owner's heap and be reused. */
+ * objects must go back to their owner's heap and be reused. Then: a thread allocates 64 MB and
+ * exits, another frees it all, and the resident size must come back down. */
 #include "check.h"
 
 #include "alloc_test.h"
@@ -91,6 +92,41 @@ static void run(int rounds) {
     }
 }
 
+enum { BIG_SMALL = 250000, BIG_LARGE = 16 };
+static unsigned char *g_big[BIG_SMALL + BIG_LARGE];
+
+static void *allocate_64mb(void *arg) {
+    (void)arg;
+    for (int i = 0; i < BIG_SMALL + BIG_LARGE; i++) {
+        size_t n = i < BIG_SMALL ? 200 : 1 << 20;
+        g_big[i] = (unsigned char *)merino_malloc(n);
+        CHECK(g_big[i] != NULL);
+        memset(g_big[i], i, n);
+    }
+    return NULL;
+}
+
+static void memory_comes_back(void) {
+    /* This thread has a heap of its own, so the exited thread's heap is not adopted by it: the
+     * frees below reach that heap as frees by another thread, in batches. */
+    merino_free(merino_malloc(1));
+    long rss0 = at_rss_kb();
+    pthread_t t;
+    CHECK(pthread_create(&t, NULL, allocate_64mb, NULL) == 0);
+    pthread_join(t, NULL);
+    long rss1 = at_rss_kb();
+    for (int i = 0; i < BIG_SMALL + BIG_LARGE; i++) {
+        CHECK(g_big[i][0] == (unsigned char)i);
+        merino_free(g_big[i]);
+    }
+    long rss2 = at_rss_kb();
+    printf("test_alloc_cross_thread: RSS %ld KB, %ld KB with 64 MB allocated by a thread that exited, "
+           "%ld KB after another thread freed it\n", rss0, rss1, rss2);
+    CHECK_MSG(rss1 > rss0 + 48 * 1024, "RSS %ld KB -> %ld KB: the test did not allocate what it meant to", rss0, rss1);
+    CHECK_MSG(rss2 < rss0 + 12 * 1024, "RSS stayed at %ld KB (from %ld KB) after the frees: memory freed by "
+              "another thread after its owner exited did not go back to the OS", rss2, rss0);
+}
+
 int main(void) {
     g_seed = at_seed("test_alloc_cross_thread");
     g_per_round = (long)(100000 * check_scale());
@@ -103,5 +139,6 @@ int main(void) {
     /* 10x the objects must not mean 10x the memory: allow the queue's worth of slack. */
     CHECK_MSG(rss1 < rss0 + 32 * 1024, "RSS grew from %ld KB to %ld KB: frees by other threads are not reused",
               rss0, rss1);
+    memory_comes_back();
     return 0;
 }

@@ -71,8 +71,21 @@ static pthread_key_t mrn_heap_key;
 static bool mrn_show_stats;
 static _Atomic int mrn_init_state; /* 0 not started, 1 running, 2 done */
 static __thread bool mrn_in_init;
+static __thread bool mrn_exited; /* this thread's heap was abandoned: it is exiting */
 
 static void mrn_heap_abandon(void *arg);
+static void mrn_heap_reclaim(mrn_heap *h);
+
+/* Under the heaps lock. */
+static void mrn_heap_set_state(mrn_heap *h, int state) {
+    /* relaxed: the heaps lock orders it; unlocked readers take it as a hint only */
+    atomic_store_explicit(&h->state, state, memory_order_relaxed);
+}
+
+static int mrn_heap_state(mrn_heap *h) {
+    /* relaxed: as above */
+    return atomic_load_explicit(&h->state, memory_order_relaxed);
+}
 static void mrn_fork_prepare(void);
 static void mrn_fork_parent(void);
 static void mrn_fork_child(void);
@@ -108,7 +121,7 @@ static mrn_heap *mrn_heap_acquire(void) {
     mrn_heap *h = mrn_abandoned_heaps;
     if (h) {
         mrn_abandoned_heaps = h->next_abandoned;
-        h->state = MRN_HEAP_LIVE;
+        mrn_heap_set_state(h, MRN_HEAP_LIVE);
     }
     mrn_lock_release(&mrn_heaps_lock);
     if (h) {
@@ -117,8 +130,8 @@ static mrn_heap *mrn_heap_acquire(void) {
         h = mrn_os_map((sizeof(mrn_heap) + MRN_PAGE - 1) & ~(size_t)(MRN_PAGE - 1));
         if (!h) return NULL;
         for (unsigned c = 0; c < MRN_NCLASSES; c++) h->active[c] = &mrn_empty_block;
-        h->state = MRN_HEAP_LIVE;
         mrn_lock_acquire(&mrn_heaps_lock);
+        mrn_heap_set_state(h, MRN_HEAP_LIVE);
         h->next_all = mrn_all_heaps;
         mrn_all_heaps = h;
         mrn_lock_release(&mrn_heaps_lock);
@@ -203,7 +216,12 @@ static void mrn_heap_collect(mrn_heap *h) {
     void *p = atomic_exchange_explicit(&h->remote, NULL, memory_order_acquire);
     while (p) {
         void *next = *(void **)p;
-        mrn_owner_free(h, mrn_block_of(p), p);
+        mrn_block *b = mrn_block_of(p);
+        /* relaxed: h's own block or medium mapping, whose tag only this thread writes */
+        if (atomic_load_explicit(&b->owner_tag, memory_order_relaxed) & MRN_TAG_LARGE)
+            mrn_large_free(h, b);
+        else
+            mrn_owner_free(h, b, p);
         p = next;
     }
 }
@@ -224,6 +242,8 @@ static void mrn_remote_push(mrn_heap *to, void *head, void *tail) {
 
 static void mrn_batch_flush(mrn_heap *me, mrn_batch *s) {
     mrn_remote_push(s->to, s->head, s->tail);
+    /* An exited thread's heap has no owner to take these: give its emptied blocks back now. */
+    if (MRN_UNLIKELY(mrn_heap_state(s->to) == MRN_HEAP_ABANDONED)) mrn_heap_reclaim(s->to);
     MRN_STAT_ADD(remote_flushes, 1);
     MRN_STAT_ADD(remote_frees, s->n);
     me->batched -= s->n;
@@ -239,10 +259,17 @@ static void mrn_batches_flush(mrn_heap *me) {
 
 /* p, an object of heap to, freed by this thread (heap me, possibly the empty heap). */
 static void mrn_foreign_free(mrn_heap *me, mrn_heap *to, void *p) {
-    if (me == &mrn_empty_heap) { /* an exited thread's last frees: no batch to keep them in */
-        MRN_STAT_ADD(remote_frees, 1);
-        mrn_remote_push(to, p, p);
-        return;
+    if (MRN_UNLIKELY(me == &mrn_empty_heap)) {
+        if (mrn_exited) { /* an exited thread's last frees: no batch to keep them in */
+            MRN_STAT_ADD(remote_frees, 1);
+            mrn_remote_push(to, p, p);
+            return;
+        }
+        me = mrn_heap_acquire(); /* a thread that frees before it allocates: batches need a heap */
+        if (!me) {
+            mrn_remote_push(to, p, p);
+            return;
+        }
     }
     mrn_batch *s = NULL, *spare = NULL;
     for (unsigned i = 0; i < MRN_BATCHES; i++) {
@@ -351,13 +378,13 @@ __attribute__((noinline)) static void mrn_free_slow(void *p, mrn_block *b) {
     /* relaxed: see mrn_free */
     uintptr_t tag = atomic_load_explicit(&b->owner_tag, memory_order_relaxed);
     mrn_heap *me = mrn_tls_heap;
-    if (tag & MRN_TAG_LARGE) {
-        mrn_large_free(me == &mrn_empty_heap ? NULL : me, b);
-        return;
-    }
     mrn_heap *owner = (mrn_heap *)(tag & ~MRN_TAG_FLAGS);
-    if (owner == me)
+    if (owner == me && (tag & MRN_TAG_LARGE))
+        mrn_large_free(me, b);
+    else if (owner == me)
         mrn_owner_free(me, b, p);
+    else if (!owner) /* a large object: straight back to the OS */
+        mrn_large_free(NULL, b);
     else
         mrn_foreign_free(me, owner, p);
 }
@@ -511,26 +538,56 @@ MERINO_ALLOC_API void *merino_aligned_alloc(size_t alignment, size_t size) {
 
 /* ---- thread exit and fork ---------------------------------------------------------------------------- */
 
-/* The pthread key's destructor: this thread ends; its heap waits for the next new thread. */
-static void mrn_heap_abandon(void *arg) {
-    mrn_heap *h = arg;
-    mrn_batches_flush(h);
+/* Takes in h's remote frees, and gives every emptied block back to the pool (the active ones too)
+ * and its cached medium mappings back to the OS: for a heap no thread allocates from. */
+static void mrn_heap_trim(mrn_heap *h) {
     mrn_heap_collect(h);
     mrn_medium_drop(h);
     for (unsigned c = 0; c < MRN_NCLASSES; c++) {
         mrn_block *b = h->active[c];
-        if (b != &mrn_empty_block && b->used == 0) { /* nothing live in it: back to the pool now */
+        if (b != &mrn_empty_block && b->used == 0) {
             h->active[c] = &mrn_empty_block;
             mrn_pool_put(b);
         }
     }
+}
+
+/* Under the heaps lock: h goes on the abandoned list. */
+static void mrn_heap_push_abandoned(mrn_heap *h) {
+    mrn_heap_set_state(h, MRN_HEAP_ABANDONED);
+    h->next_abandoned = mrn_abandoned_heaps;
+    mrn_abandoned_heaps = h;
+}
+
+/* The pthread key's destructor: this thread ends; its heap waits for the next new thread. */
+static void mrn_heap_abandon(void *arg) {
+    mrn_heap *h = arg;
+    mrn_batches_flush(h);
+    mrn_heap_trim(h);
     if (mrn_tls_heap == h) mrn_tls_heap = &mrn_empty_heap;
+    mrn_exited = true;
     mrn_lock_acquire(&mrn_heaps_lock);
-    if (h->state == MRN_HEAP_LIVE) {
-        h->state = MRN_HEAP_ABANDONED;
-        h->next_abandoned = mrn_abandoned_heaps;
-        mrn_abandoned_heaps = h;
+    if (mrn_heap_state(h) == MRN_HEAP_LIVE) mrn_heap_push_abandoned(h);
+    mrn_lock_release(&mrn_heaps_lock);
+}
+
+/* h was abandoned and has just been sent frees: this thread acts as its owner for a moment, takes
+ * them in and gives its emptied blocks back, so memory freed by others after a thread exited
+ * returns to the pool (and on to the OS) without waiting for a new thread to adopt the heap. */
+static void mrn_heap_reclaim(mrn_heap *h) {
+    mrn_lock_acquire(&mrn_heaps_lock);
+    bool mine = mrn_heap_state(h) == MRN_HEAP_ABANDONED;
+    if (mine) {
+        mrn_heap **at = &mrn_abandoned_heaps;
+        while (*at != h) at = &(*at)->next_abandoned;
+        *at = h->next_abandoned;
+        mrn_heap_set_state(h, MRN_HEAP_RECLAIMING);
     }
+    mrn_lock_release(&mrn_heaps_lock);
+    if (!mine) return; /* adopted, or another thread is at it */
+    mrn_heap_trim(h);
+    mrn_lock_acquire(&mrn_heaps_lock);
+    mrn_heap_push_abandoned(h);
     mrn_lock_release(&mrn_heaps_lock);
 }
 
@@ -555,7 +612,7 @@ static void mrn_fork_parent(void) {
  * adopted (their memory stays with them); frees into them still work (they are pushes). */
 static void mrn_fork_child(void) {
     for (mrn_heap *h = mrn_all_heaps; h; h = h->next_all)
-        if (h->state == MRN_HEAP_LIVE && h != mrn_tls_heap) h->state = MRN_HEAP_LOST;
+        if (mrn_heap_state(h) == MRN_HEAP_LIVE && h != mrn_tls_heap) mrn_heap_set_state(h, MRN_HEAP_LOST);
     mrn_fork_parent();
 }
 
@@ -565,9 +622,9 @@ static void mrn_fork_child(void) {
 
 __attribute__((destructor)) static void mrn_stats_at_exit(void) {
     if (!mrn_show_stats) return;
-    size_t heaps[3] = {0, 0, 0}, decommitted;
+    size_t heaps[MRN_HEAP_STATES] = {0}, decommitted;
     mrn_lock_acquire(&mrn_heaps_lock);
-    for (mrn_heap *h = mrn_all_heaps; h; h = h->next_all) heaps[h->state]++;
+    for (mrn_heap *h = mrn_all_heaps; h; h = h->next_all) heaps[mrn_heap_state(h)]++;
     mrn_lock_release(&mrn_heaps_lock);
     size_t pooled = mrn_pool_blocks(&decommitted);
     mrn_alloc_say("allocator statistics (MERINO_ALLOC_STATS=1):");

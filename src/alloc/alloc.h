@@ -45,7 +45,7 @@
 #define MRN_MEDIUM_KEEP_BYTES (1024 * 1024) /* and at most this much per heap */
 /* Free blocks kept committed in the global pool; beyond twice this, the excess goes back to the OS
  * (madvise), so the resident size comes down after a peak. */
-#define MRN_POOL_KEEP 64
+#define MRN_POOL_KEEP 128
 /* Frees of other heaps' objects wait in the freeing thread in batches of up to this many, one
  * batch per owning heap, MRN_BATCHES batches at once. */
 #define MRN_BATCH_MAX 64
@@ -54,7 +54,7 @@
 /* owner_tag: the owning heap's address, with flags in its low bits (heaps are page aligned). */
 #define MRN_TAG_FULL ((uintptr_t)1)    /* no free object: not the active block, not in the avail list */
 #define MRN_TAG_ALIGNED ((uintptr_t)2) /* holds an object returned at an offset (aligned alloc) */
-#define MRN_TAG_LARGE ((uintptr_t)4)   /* a mapping of its own (medium or large object), no heap */
+#define MRN_TAG_LARGE ((uintptr_t)4)   /* a mapping of its own: medium (with its heap) or large (none) */
 #define MRN_TAG_CACHED ((uintptr_t)8)  /* a medium mapping sitting in a heap's cache (freed) */
 #define MRN_TAG_FLAGS ((uintptr_t)15)
 
@@ -95,7 +95,10 @@ typedef struct mrn_batch {
     uint32_t n;
 } mrn_batch;
 
-enum { MRN_HEAP_LIVE, MRN_HEAP_ABANDONED, MRN_HEAP_LOST };
+/* LIVE: a thread's; ABANDONED: its thread exited, on the abandoned list; RECLAIMING: off that list
+ * while a thread that flushed frees into it gives its emptied blocks back; LOST: a thread's that
+ * fork did not copy (never adopted). */
+enum { MRN_HEAP_LIVE, MRN_HEAP_ABANDONED, MRN_HEAP_RECLAIMING, MRN_HEAP_LOST, MRN_HEAP_STATES };
 
 struct mrn_heap {
     mrn_block *active[MRN_NCLASSES]; /* the block each class allocates from (fast path: first) */
@@ -106,7 +109,7 @@ struct mrn_heap {
     mrn_block *medium[MRN_NMEDIUM][MRN_MEDIUM_KEEP]; /* cached medium mappings */
     uint8_t nmedium[MRN_NMEDIUM];
     size_t medium_bytes;
-    int state;                 /* MRN_HEAP_*, under the heaps lock */
+    _Atomic int state;         /* MRN_HEAP_*, written under the heaps lock */
     mrn_heap *next_all;        /* every heap ever made (heaps are never unmapped) */
     mrn_heap *next_abandoned;  /* heaps of exited threads, waiting for a new thread */
     /* Objects of this heap freed by other threads, linked through their first word: pushed in
@@ -159,7 +162,7 @@ MRN_HIDDEN size_t mrn_pool_blocks(size_t *decommitted);
 /* ---- large and medium objects (large.c) ---------------------------------------------------------- */
 
 MRN_HIDDEN void *mrn_large_alloc(mrn_heap *h, size_t size, size_t align, bool zero);
-MRN_HIDDEN void mrn_large_free(mrn_heap *h, mrn_block *b);
+MRN_HIDDEN void mrn_large_free(mrn_heap *h, mrn_block *b); /* h: the owner (medium) or NULL */
 MRN_HIDDEN void mrn_medium_drop(mrn_heap *h); /* unmaps a heap's cached medium mappings */
 
 /* ---- debug checks (debug.c; MRN_ALLOC_DEBUG only) ------------------------------------------------- */

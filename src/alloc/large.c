@@ -1,8 +1,9 @@
 /* large.c — objects larger than a block's two: a mapping of their own, with a block header at the
  * 16 KB boundary just below the object (so merino_free finds it as it finds a small object's).
- * Medium objects (up to 64 KB, a ladder of sizes no more than 25% apart) are cached when freed, in
- * the freeing thread's heap, a few per size and at most MRN_MEDIUM_KEEP_BYTES a heap: the paper's
- * "8K to ~64K should also be cached". Larger ones go straight back to the OS. */
+ * Medium objects (up to 64 KB, a ladder of sizes no more than 25% apart) belong to the heap that
+ * allocated them: freed, they go back to it (by another thread: in a batch, as small objects do)
+ * and wait in its cache, a few per size and at most MRN_MEDIUM_KEEP_BYTES a heap — the paper's
+ * "8K to ~64K should also be cached". Larger ones go straight back to the OS, from any thread. */
 #include "alloc.h"
 
 #include <errno.h>
@@ -23,7 +24,7 @@ static size_t mrn_round_page(size_t n) { return (n + MRN_PAGE - 1) & ~(size_t)(M
 
 /* Maps room for size bytes at alignment align (a power of two); the header goes at the 16 KB
  * boundary below the object. Fresh mappings read as zero. */
-static void *mrn_large_map(size_t size, size_t align, unsigned mclass) {
+static void *mrn_large_map(size_t size, size_t align, unsigned mclass, mrn_heap *owner) {
     if (align < 64) align = 64;
     /* 16 KB - 4 KB to reach a 16 KB boundary, the header, then the object at its alignment. */
     if (size > PTRDIFF_MAX - align - 2 * MRN_BLOCK_SIZE) {
@@ -46,7 +47,7 @@ static void *mrn_large_map(size_t size, size_t align, unsigned mclass) {
     b->cls = mclass;
     b->free = (void *)p;
     /* relaxed: the object is published to other threads by the program's own synchronization */
-    atomic_store_explicit(&b->owner_tag, MRN_TAG_LARGE, memory_order_relaxed);
+    atomic_store_explicit(&b->owner_tag, (uintptr_t)owner | MRN_TAG_LARGE, memory_order_relaxed);
     return (void *)p;
 }
 
@@ -57,17 +58,17 @@ void *mrn_large_alloc(mrn_heap *h, size_t size, size_t align, bool zero) {
             mrn_block *b = h->medium[c][--h->nmedium[c]];
             h->medium_bytes -= b->map_len;
             MRN_STAT_ADD(medium_hits, 1);
-            /* relaxed: owner-thread state (the cache is this heap's) */
-            atomic_store_explicit(&b->owner_tag, MRN_TAG_LARGE, memory_order_relaxed);
+            /* relaxed: the cache is this heap's, only its thread writes the tag */
+            atomic_store_explicit(&b->owner_tag, (uintptr_t)h | MRN_TAG_LARGE, memory_order_relaxed);
             if (zero) memset(b->free, 0, mrn_medium_size[c]);
             return b->free;
         }
         MRN_STAT_ADD(medium_misses, 1);
-        return mrn_large_map(mrn_medium_size[c], 64, c);
+        return mrn_large_map(mrn_medium_size[c], 64, c, h);
     }
     MRN_STAT_ADD(large, 1);
     MRN_STAT_ADD(large_bytes, size);
-    return mrn_large_map(size, align, MRN_NMEDIUM);
+    return mrn_large_map(size, align, MRN_NMEDIUM, NULL);
 }
 
 static void mrn_large_unmap(mrn_block *b) {
@@ -81,8 +82,8 @@ void mrn_large_free(mrn_heap *h, mrn_block *b) {
     unsigned c = b->cls;
     if (h && c < MRN_NMEDIUM && h->nmedium[c] < MRN_MEDIUM_KEEP &&
         h->medium_bytes + b->map_len <= MRN_MEDIUM_KEEP_BYTES) {
-        /* relaxed: marks it cached for the debug checks; only this thread uses it from now */
-        atomic_store_explicit(&b->owner_tag, MRN_TAG_LARGE | MRN_TAG_CACHED, memory_order_relaxed);
+        /* relaxed: marks it cached for the debug checks; it is h's, whose thread is this one */
+        atomic_store_explicit(&b->owner_tag, (uintptr_t)h | MRN_TAG_LARGE | MRN_TAG_CACHED, memory_order_relaxed);
         h->medium[c][h->nmedium[c]++] = b;
         h->medium_bytes += b->map_len;
         return;
