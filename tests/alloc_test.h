@@ -1,8 +1,10 @@
 /* alloc_test.h — helpers of the allocator's tests (tests/test_alloc_*.c): a small random number
  * generator, a fill pattern that is a function of (object, seed) so that any overwritten byte is
- * caught, and the process's resident size. Include after check.h. */
+ * caught; and the benchmarks' helpers (ab_rss_kb). Include after check.h. */
 #ifndef MERINO_TEST_ALLOC_TEST_H
 #define MERINO_TEST_ALLOC_TEST_H
+
+#include "../bench/alloc/alloc-bench.h" /* ab_rss_kb: the resident size in KB */
 
 #include <merino_alloc.h>
 #include <pthread.h>
@@ -45,17 +47,6 @@ static inline uint64_t at_seed(const char *test) {
     fflush(stdout);
     check_set_seed(seed);
     return seed;
-}
-
-/* Resident set size of this process in KB (/proc/self/statm). */
-static inline long at_rss_kb(void) {
-    FILE *f = fopen("/proc/self/statm", "r");
-    long size = 0, rss = 0;
-    if (f) {
-        if (fscanf(f, "%ld %ld", &size, &rss) != 2) rss = 0;
-        fclose(f);
-    }
-    return rss * (sysconf(_SC_PAGESIZE) / 1024);
 }
 
 #endif

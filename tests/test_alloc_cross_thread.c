@@ -110,16 +110,16 @@ static void memory_comes_back(void) {
     /* This thread has a heap of its own, so the exited thread's heap is not adopted by it: the
      * frees below reach that heap as frees by another thread, in batches. */
     merino_free(merino_malloc(1));
-    long rss0 = at_rss_kb();
+    long rss0 = ab_rss_kb();
     pthread_t t;
     CHECK(pthread_create(&t, NULL, allocate_64mb, NULL) == 0);
     pthread_join(t, NULL);
-    long rss1 = at_rss_kb();
+    long rss1 = ab_rss_kb();
     for (int i = 0; i < BIG_SMALL + BIG_LARGE; i++) {
         CHECK(g_big[i][0] == (unsigned char)i);
         merino_free(g_big[i]);
     }
-    long rss2 = at_rss_kb();
+    long rss2 = ab_rss_kb();
     printf("test_alloc_cross_thread: RSS %ld KB, %ld KB with 64 MB allocated by a thread that exited, "
            "%ld KB after another thread freed it\n", rss0, rss1, rss2);
     CHECK_MSG(rss1 > rss0 + 48 * 1024, "RSS %ld KB -> %ld KB: the test did not allocate what it meant to", rss0, rss1);
@@ -131,9 +131,9 @@ int main(void) {
     g_seed = at_seed("test_alloc_cross_thread");
     g_per_round = (long)(100000 * check_scale());
     run(2); /* warm up: the heaps and pool reach their working size */
-    long rss0 = at_rss_kb();
+    long rss0 = ab_rss_kb();
     run(20);
-    long rss1 = at_rss_kb();
+    long rss1 = ab_rss_kb();
     printf("test_alloc_cross_thread: %d producer/consumer pairs, %ld objects each; RSS %ld KB after "
            "warm-up, %ld KB after 10x more\n", PAIRS, 22 * g_per_round, rss0, rss1);
     /* 10x the objects must not mean 10x the memory: allow the queue's worth of slack. */

@@ -3,7 +3,8 @@
 # malloc and once with LD_PRELOAD=libmerino_malloc.so, and the two outputs must be identical:
 # python3 running a script (threads, dicts, json), sort of a 20 MB file (2 threads), git operations
 # on a scratch repository, a gcc compile (object files compared), make -j2 of a small project (the
-# preload reaches every compiler it starts), perl, and a C++ program using std::map from 4 threads.
+# preload reaches every compiler it starts), perl, a C++ program using std::map from 4 threads, and
+# operator new's failure contract (bad_alloc, nothrow, new-handler) and over-aligned new.
 # Exit 77 (skip) under AddressSanitizer or ThreadSanitizer (their runtime owns malloc) or when a
 # program is missing. Needs MERINO_BUILD_DIR (ctest sets it).
 set -u
@@ -168,6 +169,42 @@ int main() {
 CPP
 g++ -O2 -std=c++17 -pthread maps.cpp -o maps
 run cxx_map "$work/maps"
+
+# operator new's contract on the preload: std::bad_alloc, nothrow, the new-handler, over-alignment
+cat >news.cpp <<'CPP'
+#include <cstdint>
+#include <cstdio>
+#include <new>
+static int calls;
+int main() {
+    try {
+        char *p = new char[(size_t)1 << 62];
+        std::printf("no exception %d\n", p != nullptr);
+    } catch (const std::bad_alloc &) {
+        std::printf("bad_alloc\n");
+    }
+    std::printf("nothrow %s\n", new (std::nothrow) char[(size_t)1 << 62] ? "non-null" : "null");
+    std::set_new_handler([] { if (++calls == 3) std::set_new_handler(nullptr); });
+    try {
+        (void)new char[(size_t)1 << 62];
+    } catch (const std::bad_alloc &) {
+        std::printf("handler called %d times, then bad_alloc\n", calls);
+    }
+    struct alignas(1024) A { char c[100]; };
+    A *a = new A[10];
+    std::printf("aligned %d\n", (int)((uintptr_t)a % 1024));
+    delete[] a;
+    return 0;
+}
+CPP
+g++ -O2 -std=c++17 news.cpp -o news
+run cxx_new "$work/news"
+
+# A C program does not load libstdc++ because of the preload.
+if LD_PRELOAD=$lib LD_TRACE_LOADED_OBJECTS=1 ./probe | grep -q libstdc++; then
+    echo "FAIL: libmerino_malloc.so pulls libstdc++ into a C program"
+    failures=$((failures + 1))
+fi
 
 if [ $failures -ne 0 ]; then
     echo "test_alloc_preload: $failures program(s) behaved differently on libmerino_malloc.so"

@@ -61,7 +61,7 @@ static mrn_block mrn_empty_block;
  * nothing, so both fast paths fall through to their slow paths, which make a real heap. */
 static mrn_heap mrn_empty_heap = {.active = {[0 ... MRN_NCLASSES - 1] = &mrn_empty_block}};
 
-static __thread mrn_heap *mrn_tls_heap __attribute__((tls_model("initial-exec"))) = &mrn_empty_heap;
+static MRN_TLS mrn_heap *mrn_tls_heap = &mrn_empty_heap;
 
 static mrn_lock mrn_heaps_lock = MRN_LOCK_INIT;
 static mrn_heap *mrn_all_heaps;       /* every heap, linked through next_all */
@@ -70,8 +70,8 @@ static mrn_heap *mrn_abandoned_heaps; /* heaps of exited threads, through next_a
 static pthread_key_t mrn_heap_key;
 static bool mrn_show_stats;
 static _Atomic int mrn_init_state; /* 0 not started, 1 running, 2 done */
-static __thread bool mrn_in_init;
-static __thread bool mrn_exited; /* this thread's heap was abandoned: it is exiting */
+static MRN_TLS bool mrn_in_init;
+static MRN_TLS bool mrn_exited; /* this thread's heap was abandoned: it is exiting */
 
 static void mrn_heap_abandon(void *arg);
 static void mrn_heap_reclaim(mrn_heap *h);
@@ -159,18 +159,27 @@ static void mrn_avail_remove(mrn_heap *h, mrn_block *b) {
     if (b->next) b->next->prev = b->prev;
 }
 
+/* Puts the block's next untouched objects on its (empty) free list: a page's worth at a time, so
+ * a class little used touches little memory. */
+static void mrn_block_carve(mrn_block *b) {
+    uint32_t size = b->size, n = MRN_PAGE / size;
+    if (n == 0) n = 1;
+    if (n > b->count - b->carved) n = b->count - b->carved;
+    char *d = mrn_block_data(b) + (size_t)b->carved * size;
+    for (uint32_t i = 0; i + 1 < n; i++) *(void **)(d + (size_t)i * size) = d + (size_t)(i + 1) * size;
+    *(void **)(d + (size_t)(n - 1) * size) = NULL;
+    b->free = d;
+    b->carved += n;
+}
+
 static void mrn_block_init(mrn_block *b, mrn_heap *h, unsigned c) {
-    uint32_t size = mrn_class_size[c];
-    uint32_t count = (uint32_t)(MRN_BLOCK_DATA / size);
-    b->size = size;
+    b->size = mrn_class_size[c];
     b->cls = c;
-    b->count = count;
+    b->count = (uint32_t)(MRN_BLOCK_DATA / b->size);
     b->used = 0;
     b->next = b->prev = NULL;
-    char *d = mrn_block_data(b);
-    for (uint32_t i = 0; i + 1 < count; i++) *(void **)(d + (size_t)i * size) = d + (size_t)(i + 1) * size;
-    *(void **)(d + (size_t)(count - 1) * size) = NULL;
-    b->free = d;
+    b->carved = 0;
+    mrn_block_carve(b);
 #if MRN_ALLOC_DEBUG
     for (unsigned i = 0; i < MRN_BITMAP_WORDS; i++)
         atomic_store_explicit(&b->live[i], 0, memory_order_relaxed); /* relaxed: the pool's lock orders it */
@@ -338,6 +347,7 @@ static void *mrn_small_alloc_slow(mrn_heap *h, unsigned c) {
     if (h->batched) mrn_batches_flush(h);
     mrn_block *b = h->active[c];
     if (!b->free) mrn_heap_collect(h);
+    if (!b->free && b->carved < b->count) mrn_block_carve(b);
     if (!b->free) {
         if (b != &mrn_empty_block) {
             /* relaxed: only this thread writes its blocks' tags */

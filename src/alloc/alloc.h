@@ -24,6 +24,9 @@
 
 /* Internal functions shared between the allocator's files: hidden from the shared libraries. */
 #define MRN_HIDDEN __attribute__((visibility("hidden")))
+/* Thread-locals: initial-exec, one %fs-relative access, and never __tls_get_addr (which may
+ * allocate, and would call malloc from inside it). */
+#define MRN_TLS __thread __attribute__((tls_model("initial-exec")))
 
 /* ---- sizes ---------------------------------------------------------------------------------------- */
 
@@ -70,8 +73,13 @@ typedef struct mrn_block {
     uint32_t cls;      /* size class; large: medium class, or MRN_NMEDIUM when not medium */
     uint32_t count;    /* objects in the block */
     struct mrn_block *next, *prev; /* avail list of its bin; the pool's list when free */
-    char *map_base;    /* large: the whole mapping, for munmap */
-    size_t map_len;
+    union {
+        struct {             /* large: the whole mapping, for munmap */
+            char *map_base;
+            size_t map_len;
+        };
+        uint32_t carved;     /* small: objects put on the free list so far (the rest untouched) */
+    };
 #if MRN_ALLOC_DEBUG
     _Atomic uint64_t live[MRN_BITMAP_WORDS]; /* bit i: object i is allocated */
 #endif
@@ -135,6 +143,9 @@ MRN_HIDDEN void mrn_os_unmap(void *p, size_t len);
 MRN_HIDDEN void mrn_os_decommit(void *p, size_t len);
 /* Writes one line "merino: ..." on stderr without allocating (the allocator may be broken). */
 MRN_HIDDEN void mrn_alloc_say(const char *fmt, ...) __attribute__((format(printf, 1, 2), cold));
+#ifdef __cplusplus
+extern "C"
+#endif
 MRN_HIDDEN __attribute__((noreturn, cold, format(printf, 1, 2))) void mrn_alloc_die(const char *fmt, ...);
 
 /* ---- statistics (relaxed counters: none orders anything; they are only summed at exit) --------- */
