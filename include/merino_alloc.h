@@ -47,9 +47,9 @@ MERINO_ALLOC_API void *merino_calloc(size_t count, size_t size) __attribute__((m
  *      int *w = merino_realloc(v, 2 * n * sizeof *v);  if (!w) { merino_free(v); return -1; } */
 MERINO_ALLOC_API void *merino_realloc(void *p, size_t size) __attribute__((alloc_size(2)));
 
-/** Allocates size bytes aligned to alignment, which must be a power of two (any, up to 1 GB; size
- *  need not be a multiple of it). Fails with NULL and errno EINVAL for an alignment that is not a
- *  power of two, ENOMEM when out of memory or size is too large.
+/** Allocates size bytes aligned to alignment, which must be a power of two (size need not be a
+ *  multiple of it). Fails with NULL and errno EINVAL for an alignment that is not a power of two,
+ *  ENOMEM when out of memory or when size or alignment is too large to map.
  *      void *page = merino_aligned_alloc(4096, 4096); */
 MERINO_ALLOC_API void *merino_aligned_alloc(size_t alignment, size_t size)
     __attribute__((malloc, alloc_size(2)));

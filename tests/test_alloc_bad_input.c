@@ -52,6 +52,8 @@ int main(int argc, char **argv) {
     CHECK_FAILS(merino_calloc((size_t)1 << 40, (size_t)1 << 40), ENOMEM);
     CHECK_FAILS(merino_aligned_alloc(64, SIZE_MAX - 10), ENOMEM);
     CHECK_FAILS(merino_aligned_alloc((size_t)1 << 20, SIZE_MAX - (1 << 19)), ENOMEM);
+    CHECK_FAILS(merino_aligned_alloc((size_t)1 << 63, 1), ENOMEM);
+    CHECK_FAILS(merino_aligned_alloc((size_t)1 << 62, 100), ENOMEM);
     p = merino_malloc(10);
     CHECK_FAILS(merino_realloc(p, SIZE_MAX - 1), ENOMEM);
     CHECK(merino_usable_size(p) >= 10); /* a failed realloc leaves the object as it was */

@@ -268,17 +268,10 @@ static void mrn_batches_flush(mrn_heap *me) {
 
 /* p, an object of heap to, freed by this thread (heap me, possibly the empty heap). */
 static void mrn_foreign_free(mrn_heap *me, mrn_heap *to, void *p) {
-    if (MRN_UNLIKELY(me == &mrn_empty_heap)) {
-        if (mrn_exited) { /* an exited thread's last frees: no batch to keep them in */
-            MRN_STAT_ADD(remote_frees, 1);
-            mrn_remote_push(to, p, p);
-            return;
-        }
-        me = mrn_heap_acquire(); /* a thread that frees before it allocates: batches need a heap */
-        if (!me) {
-            mrn_remote_push(to, p, p);
-            return;
-        }
+    if (MRN_UNLIKELY(me == &mrn_empty_heap)) { /* exiting, or out of memory: no batch to use */
+        MRN_STAT_ADD(remote_frees, 1);
+        mrn_remote_push(to, p, p);
+        return;
     }
     mrn_batch *s = NULL, *spare = NULL;
     for (unsigned i = 0; i < MRN_BATCHES; i++) {
@@ -388,6 +381,10 @@ __attribute__((noinline)) static void mrn_free_slow(void *p, mrn_block *b) {
     /* relaxed: see mrn_free */
     uintptr_t tag = atomic_load_explicit(&b->owner_tag, memory_order_relaxed);
     mrn_heap *me = mrn_tls_heap;
+    /* A thread that frees before it allocates gets its heap now (its batches live there), unless
+     * it is exiting (its heap is gone: it pushes its last frees one by one). */
+    if (MRN_UNLIKELY(me == &mrn_empty_heap) && !mrn_exited) me = mrn_heap_get();
+    if (MRN_UNLIKELY(!me)) me = &mrn_empty_heap;
     mrn_heap *owner = (mrn_heap *)(tag & ~MRN_TAG_FLAGS);
     if (owner == me && (tag & MRN_TAG_LARGE))
         mrn_large_free(me, b);
@@ -595,7 +592,12 @@ static void mrn_heap_reclaim(mrn_heap *h) {
     }
     mrn_lock_release(&mrn_heaps_lock);
     if (!mine) return; /* adopted, or another thread is at it */
-    mrn_heap_trim(h);
+    /* Frees pushed meanwhile found it RECLAIMING and left it to us: take them too (a few times). */
+    for (int i = 0; i < 4; i++) {
+        mrn_heap_trim(h);
+        /* relaxed: a peek; mrn_heap_collect's exchange orders what it takes */
+        if (!atomic_load_explicit(&h->remote, memory_order_relaxed)) break;
+    }
     mrn_lock_acquire(&mrn_heaps_lock);
     mrn_heap_push_abandoned(h);
     mrn_lock_release(&mrn_heaps_lock);

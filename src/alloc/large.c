@@ -27,7 +27,7 @@ static size_t mrn_round_page(size_t n) { return (n + MRN_PAGE - 1) & ~(size_t)(M
 static void *mrn_large_map(size_t size, size_t align, unsigned mclass, mrn_heap *owner) {
     if (align < 64) align = 64;
     /* 16 KB - 4 KB to reach a 16 KB boundary, the header, then the object at its alignment. */
-    if (size > PTRDIFF_MAX - align - 2 * MRN_BLOCK_SIZE) {
+    if (align > PTRDIFF_MAX / 4 || size > PTRDIFF_MAX - align - 2 * MRN_BLOCK_SIZE) {
         errno = ENOMEM;
         return NULL;
     }
