@@ -32,24 +32,27 @@ void mrn_stat_mapped(ptrdiff_t delta) {
 
 /* ---- size classes ---------------------------------------------------------------------------------- */
 
-/* 8, then 16 bytes apart up to 128, then growing by a quarter (rounded down to 16) up to the
- * largest small object: 29 classes, no two more than 25% apart above 128. */
-static uint32_t mrn_class_size[MRN_NCLASSES];
-static uint8_t mrn_class_of[MRN_SMALL_MAX / 8 + 1]; /* class of a size, indexed by (size + 7) / 8 */
+#include "classes.h"
 
-static void mrn_classes_init(void) {
+_Static_assert(sizeof mrn_class_of >= MRN_SMALL_MAX / 8 + 1, "classes.h: mrn_class_of covers every small size");
+
+/* classes.h holds the classes as constants; this is their rule — 8, then 16 bytes apart up to 128,
+ * then growing by a quarter (rounded down to 16) up to the largest small object: 29 classes, no
+ * two more than 25% apart above 128 — checked once at start-up. */
+static void mrn_classes_check(void) {
+    uint32_t want[MRN_NCLASSES];
     unsigned c = 0;
-    mrn_class_size[c++] = 8;
-    for (uint32_t s = 16; s <= 128; s += 16) mrn_class_size[c++] = s;
-    for (uint32_t s = 128 + 32; s < MRN_SMALL_MAX && c < MRN_NCLASSES - 1; s += (s / 4) & ~15u)
-        mrn_class_size[c++] = s;
-    mrn_class_size[c++] = (uint32_t)MRN_SMALL_MAX;
-    if (c != MRN_NCLASSES) mrn_alloc_die("internal: %u size classes, MRN_NCLASSES is %d", c, MRN_NCLASSES);
-    unsigned k = 0;
-    for (size_t i = 0; i <= MRN_SMALL_MAX / 8; i++) {
-        while (mrn_class_size[k] < i * 8) k++;
-        mrn_class_of[i] = (uint8_t)k;
+    want[c++] = 8;
+    for (uint32_t s = 16; s <= 128; s += 16) want[c++] = s;
+    for (uint32_t s = 128 + 32; s < MRN_SMALL_MAX && c < MRN_NCLASSES - 1; s += (s / 4) & ~15u) want[c++] = s;
+    want[c++] = (uint32_t)MRN_SMALL_MAX;
+    bool ok = c == MRN_NCLASSES;
+    for (unsigned k = 0; ok && k < MRN_NCLASSES; k++) ok = mrn_class_size[k] == want[k];
+    for (size_t i = 0, k = 0; ok && i <= MRN_SMALL_MAX / 8; i++) {
+        while (want[k] < i * 8) k++;
+        ok = mrn_class_of[i] == k;
     }
+    if (!ok) mrn_alloc_die("internal: src/alloc/classes.h does not follow the size-class rule");
 }
 
 /* ---- heaps ------------------------------------------------------------------------------------------ */
@@ -91,21 +94,21 @@ static void mrn_fork_parent(void);
 static void mrn_fork_child(void);
 
 static void mrn_global_init(void) {
-    /* acquire: the class table, the key and the settings written before state 2 */
+    /* acquire: the key and the settings written before state 2 */
     if (MRN_LIKELY(atomic_load_explicit(&mrn_init_state, memory_order_acquire) == 2)) return;
-    if (mrn_in_init) return; /* an allocation made by pthread_atfork below: the tables are ready */
+    if (mrn_in_init) return; /* an allocation made by pthread_atfork below: all is ready for it */
     int expect = 0;
     /* relaxed: only elects the initializer; its results are published by the release below */
     if (atomic_compare_exchange_strong_explicit(&mrn_init_state, &expect, 1, memory_order_relaxed,
                                                 memory_order_relaxed)) {
         mrn_in_init = true;
-        mrn_classes_init();
+        mrn_classes_check();
         if (pthread_key_create(&mrn_heap_key, mrn_heap_abandon) != 0)
             mrn_alloc_die("pthread_key_create failed: no key left for the allocator's thread exit hook");
         const char *s = getenv("MERINO_ALLOC_STATS");
         mrn_show_stats = s && s[0] == '1';
         pthread_atfork(mrn_fork_prepare, mrn_fork_parent, mrn_fork_child);
-        /* release: publishes the class table, the key and the settings */
+        /* release: publishes the key and the settings */
         atomic_store_explicit(&mrn_init_state, 2, memory_order_release);
         mrn_in_init = false;
         return;

@@ -1,7 +1,7 @@
 /* pool.c — the global pool of free blocks: the paper's "global heap". Blocks come from 1 MB chunks
  * mapped from the OS; an entirely free block comes back here from its heap. The pool keeps up to
- * 2 * MRN_POOL_KEEP blocks resident, then gives the pages of the excess back to the OS (madvise)
- * and keeps only their addresses, so the resident size comes down after a peak; such a block is
+ * 2 * MRN_POOL_KEEP blocks resident, then gives the pages of the oldest half back to the OS
+ * (madvise) and keeps only their addresses, so the resident size comes down after a peak; such a block is
  * taken again last, before a new chunk. Everything here runs under one lock: it is reached once
  * per 16 KB block, not per object. */
 #include "alloc.h"
@@ -81,13 +81,14 @@ void mrn_pool_put(mrn_block *b) {
     b->next = mrn_pool_list;
     mrn_pool_list = b;
     if (++mrn_pool_count > 2 * MRN_POOL_KEEP) {
-        /* Take the excess off the list and decommit it outside the lock. */
+        /* Keep the MRN_POOL_KEEP most recently freed (warm in cache) and take the older rest off
+         * the list, to decommit outside the lock. */
+        mrn_block *last = mrn_pool_list;
+        for (size_t i = 1; i < MRN_POOL_KEEP; i++) last = last->next;
+        excess = last->next;
+        last->next = NULL;
         n = mrn_pool_count - MRN_POOL_KEEP;
-        excess = mrn_pool_list;
-        mrn_block *last = excess;
-        for (size_t i = 1; i < n; i++) last = last->next;
-        mrn_pool_list = last->next;
-        mrn_pool_count -= n;
+        mrn_pool_count = MRN_POOL_KEEP;
     }
     mrn_lock_release(&mrn_pool_lock);
     if (!excess) return;
