@@ -606,10 +606,12 @@ static void mrn_heap_reclaim(mrn_heap *h) {
     mrn_lock_release(&mrn_heaps_lock);
 }
 
-/* fork: every global lock is held across it, so the child finds none taken by a thread it lacks. */
+/* fork: every global lock (heaps, pool, shared medium cache, debug regions) is held across it, so
+ * the child finds none taken by a thread it lacks. */
 static void mrn_fork_prepare(void) {
     mrn_lock_acquire(&mrn_heaps_lock);
     mrn_pool_lock_for_fork(true);
+    mrn_medium_lock_for_fork(true);
 #if MRN_ALLOC_DEBUG
     mrn_debug_fork(true);
 #endif
@@ -619,6 +621,7 @@ static void mrn_fork_parent(void) {
 #if MRN_ALLOC_DEBUG
     mrn_debug_fork(false);
 #endif
+    mrn_medium_lock_for_fork(false);
     mrn_pool_lock_for_fork(false);
     mrn_lock_release(&mrn_heaps_lock);
 }

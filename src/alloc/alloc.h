@@ -46,6 +46,8 @@
 #define MRN_NMEDIUM 12
 #define MRN_MEDIUM_KEEP 4                   /* cached mappings per medium class and heap */
 #define MRN_MEDIUM_KEEP_BYTES (1024 * 1024) /* and at most this much per heap */
+#define MRN_MEDIUM_SHARED 8                  /* the shared cache: per class */
+#define MRN_MEDIUM_SHARED_BYTES (4 * 1024 * 1024) /* and in all */
 /* Free blocks kept committed in the global pool; beyond twice this, the excess goes back to the OS
  * (madvise), so the resident size comes down after a peak. */
 #define MRN_POOL_KEEP 128
@@ -174,7 +176,8 @@ MRN_HIDDEN size_t mrn_pool_blocks(size_t *decommitted);
 
 MRN_HIDDEN void *mrn_large_alloc(mrn_heap *h, size_t size, size_t align, bool zero);
 MRN_HIDDEN void mrn_large_free(mrn_heap *h, mrn_block *b); /* h: the owner (medium) or NULL */
-MRN_HIDDEN void mrn_medium_drop(mrn_heap *h); /* unmaps a heap's cached medium mappings */
+MRN_HIDDEN void mrn_medium_drop(mrn_heap *h); /* empties a heap's medium cache (to the shared one) */
+MRN_HIDDEN void mrn_medium_lock_for_fork(bool lock);
 
 /* ---- debug checks (debug.c; MRN_ALLOC_DEBUG only) ------------------------------------------------- */
 

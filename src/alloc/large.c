@@ -3,7 +3,9 @@
  * Medium objects (up to 64 KB, a ladder of sizes no more than 25% apart) belong to the heap that
  * allocated them: freed, they go back to it (by another thread: in a batch, as small objects do)
  * and wait in its cache, a few per size and at most MRN_MEDIUM_KEEP_BYTES a heap — the paper's
- * "8K to ~64K should also be cached". Larger ones go straight back to the OS, from any thread. */
+ * "8K to ~64K should also be cached". What overflows a heap's cache, or is left by an exiting
+ * thread, waits in a small shared cache (one lock, MRN_MEDIUM_SHARED_BYTES); only then is it
+ * unmapped. Larger objects go straight back to the OS, from any thread. */
 #include "alloc.h"
 
 #include <errno.h>
@@ -51,20 +53,64 @@ static void *mrn_large_map(size_t size, size_t align, unsigned mclass, mrn_heap 
     return (void *)p;
 }
 
+/* ---- the shared medium cache: what overflows the heaps' caches, and an exited thread's ---------- */
+
+static mrn_lock mrn_shared_lock = MRN_LOCK_INIT;
+static mrn_block *mrn_shared[MRN_NMEDIUM][MRN_MEDIUM_SHARED];
+static uint8_t mrn_nshared[MRN_NMEDIUM];
+static size_t mrn_shared_bytes;
+
+/* A cached mapping of class c from the shared cache, or NULL. */
+static mrn_block *mrn_shared_take(unsigned c) {
+    mrn_block *b = NULL;
+    mrn_lock_acquire(&mrn_shared_lock);
+    if (mrn_nshared[c]) {
+        b = mrn_shared[c][--mrn_nshared[c]];
+        mrn_shared_bytes -= b->map_len;
+    }
+    mrn_lock_release(&mrn_shared_lock);
+    return b;
+}
+
+/* Keeps b (tagged CACHED, no owner) in the shared cache if there is room; false if not. */
+static bool mrn_shared_put(mrn_block *b) {
+    unsigned c = b->cls;
+    bool kept = false;
+    mrn_lock_acquire(&mrn_shared_lock);
+    if (mrn_nshared[c] < MRN_MEDIUM_SHARED && mrn_shared_bytes + b->map_len <= MRN_MEDIUM_SHARED_BYTES) {
+        /* relaxed: the shared lock hands it to the next owner */
+        atomic_store_explicit(&b->owner_tag, MRN_TAG_LARGE | MRN_TAG_CACHED, memory_order_relaxed);
+        mrn_shared[c][mrn_nshared[c]++] = b;
+        mrn_shared_bytes += b->map_len;
+        kept = true;
+    }
+    mrn_lock_release(&mrn_shared_lock);
+    return kept;
+}
+
+void mrn_medium_lock_for_fork(bool lock) { mrn_lock_hold(&mrn_shared_lock, lock); }
+
+/* ---- allocation and free ------------------------------------------------------------------------------ */
+
 void *mrn_large_alloc(mrn_heap *h, size_t size, size_t align, bool zero) {
     if (size <= MRN_MEDIUM_MAX && align <= 64) {
         unsigned c = mrn_medium_class(size);
-        if (h && h->nmedium[c]) {
-            mrn_block *b = h->medium[c][--h->nmedium[c]];
+        mrn_block *b = NULL;
+        if (h->nmedium[c]) {
+            b = h->medium[c][--h->nmedium[c]];
             h->medium_bytes -= b->map_len;
-            MRN_STAT_ADD(medium_hits, 1);
-            /* relaxed: the cache is this heap's, only its thread writes the tag */
-            atomic_store_explicit(&b->owner_tag, (uintptr_t)h | MRN_TAG_LARGE, memory_order_relaxed);
-            if (zero) memset(b->free, 0, mrn_medium_size[c]);
-            return b->free;
+        } else {
+            b = mrn_shared_take(c);
         }
-        MRN_STAT_ADD(medium_misses, 1);
-        return mrn_large_map(mrn_medium_size[c], 64, c, h);
+        if (!b) {
+            MRN_STAT_ADD(medium_misses, 1);
+            return mrn_large_map(mrn_medium_size[c], 64, c, h);
+        }
+        MRN_STAT_ADD(medium_hits, 1);
+        /* relaxed: h's from now; the program hands the object to other threads itself */
+        atomic_store_explicit(&b->owner_tag, (uintptr_t)h | MRN_TAG_LARGE, memory_order_relaxed);
+        if (zero) memset(b->free, 0, mrn_medium_size[c]);
+        return b->free;
     }
     MRN_STAT_ADD(large, 1);
     MRN_STAT_ADD(large_bytes, size);
@@ -88,12 +134,16 @@ void mrn_large_free(mrn_heap *h, mrn_block *b) {
         h->medium_bytes += b->map_len;
         return;
     }
+    if (c < MRN_NMEDIUM && mrn_shared_put(b)) return;
     mrn_large_unmap(b);
 }
 
 void mrn_medium_drop(mrn_heap *h) {
     for (unsigned c = 0; c < MRN_NMEDIUM; c++) {
-        while (h->nmedium[c]) mrn_large_unmap(h->medium[c][--h->nmedium[c]]);
+        while (h->nmedium[c]) {
+            mrn_block *b = h->medium[c][--h->nmedium[c]];
+            if (!mrn_shared_put(b)) mrn_large_unmap(b);
+        }
     }
     h->medium_bytes = 0;
 }
