@@ -4,7 +4,8 @@
 # python3 running a script (threads, dicts, json), sort of a 20 MB file (2 threads), git operations
 # on a scratch repository, a gcc compile (object files compared), make -j2 of a small project (the
 # preload reaches every compiler it starts), perl, a C++ program using std::map from 4 threads, and
-# operator new's failure contract (bad_alloc, nothrow, new-handler) and over-aligned new.
+# operator new's failure contract (bad_alloc, nothrow, new-handler) and over-aligned new; and
+# merino's own stress harness runs on it.
 # Exit 77 (skip) under AddressSanitizer or ThreadSanitizer (their runtime owns malloc) or when a
 # program is missing. Needs MERINO_BUILD_DIR (ctest sets it).
 set -u
@@ -199,6 +200,17 @@ int main() {
 CPP
 g++ -O2 -std=c++17 news.cpp -o news
 run cxx_new "$work/news"
+
+# merino's own stress harness (workers, task stacks, threads calling in) on the allocator for 3 s.
+if [ -x "$build/tests/merino_stress" ]; then
+    if LD_PRELOAD=$lib "$build/tests/merino_stress" --duration 3 >stress.out 2>&1; then
+        echo "ok   merino_stress --duration 3 on libmerino_malloc.so"
+    else
+        echo "FAIL merino_stress on libmerino_malloc.so:"
+        tail -20 stress.out
+        failures=$((failures + 1))
+    fi
+fi
 
 # A C program does not load libstdc++ because of the preload.
 if LD_PRELOAD=$lib LD_TRACE_LOADED_OBJECTS=1 ./probe | grep -q libstdc++; then

@@ -21,10 +21,9 @@
 mrn_alloc_stats mrn_stats;
 
 void mrn_stat_mapped(ptrdiff_t delta) {
-    /* relaxed: a statistic */
+    /* relaxed (all three): statistics */
     size_t now = atomic_fetch_add_explicit(&mrn_stats.mapped, (size_t)delta, memory_order_relaxed) + (size_t)delta;
     size_t peak = atomic_load_explicit(&mrn_stats.mapped_peak, memory_order_relaxed);
-    /* relaxed: a statistic */
     while (now > peak && !atomic_compare_exchange_weak_explicit(&mrn_stats.mapped_peak, &peak, now,
                                                                 memory_order_relaxed, memory_order_relaxed)) {
     }

@@ -52,7 +52,7 @@ void mrn_lock_acquire(mrn_lock *l) {
     for (int i = 0; i < 100; i++) {
         mrn_cpu_relax();
         expect = 0;
-        /* acquire: as above */
+        /* relaxed peek, then acquire: as above */
         if (atomic_load_explicit(&l->word, memory_order_relaxed) == 0 &&
             atomic_compare_exchange_weak_explicit(&l->word, &expect, 1, memory_order_acquire,
                                                   memory_order_relaxed))
