@@ -1,8 +1,8 @@
 /* merino_alloc.h — merino's scalable memory allocator.
  *
  * Thread-private heaps of size classes (no more than 25% apart) carved from 16 KB blocks, no
- * per-object header, frees by other threads batched and handed back to the owning heap; 8-80 KB
- * objects cached per thread, larger ones straight from the OS. Usable alone: link libmerino (or
+ * per-object header, frees by other threads batched and handed back to the owning heap; objects
+ * of 8 KB to 1 MB cached per thread (within bounds), larger ones straight from the OS. Usable alone: link libmerino (or
  * libmerino_malloc.so, which also replaces malloc/free/new/delete for a whole program, by
  * LD_PRELOAD or linking). See docs/alloc.md.
  *

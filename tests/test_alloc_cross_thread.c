@@ -2,7 +2,7 @@
  * consumers, which check and free them — every free is a foreign one (the speed-cross and
  * producer-consumer patterns). Checks every object's contents, and that memory does not grow
  * without bound over the rounds (the blowup of pure private heaps, Berger et al.): the freed
- * objects must go back to their owner's heap and be reused. Then: a thread allocates 64 MB and
+ * objects must go back to their owner's heap and be reused. Then: a thread allocates 66 MB and
  * exits, another frees it all, and the resident size must come back down. */
 #include "check.h"
 
@@ -108,13 +108,13 @@ static void run(int rounds) {
     }
 }
 
-enum { BIG_SMALL = 250000, BIG_LARGE = 16 };
+enum { BIG_SMALL = 250000, BIG_LARGE = 8 };
 static unsigned char *g_big[BIG_SMALL + BIG_LARGE];
 
-static void *allocate_64mb(void *arg) {
+static void *allocate_64mb(void *arg) { /* 50 MB small, 16 MB large */
     (void)arg;
     for (int i = 0; i < BIG_SMALL + BIG_LARGE; i++) {
-        size_t n = i < BIG_SMALL ? 200 : 1 << 20;
+        size_t n = i < BIG_SMALL ? 200 : 2 << 20; /* large: unmapped when freed */
         g_big[i] = (unsigned char *)merino_malloc(n);
         CHECK(g_big[i] != NULL);
         memset(g_big[i], i, n);
@@ -136,7 +136,7 @@ static void memory_comes_back(void) {
         merino_free(g_big[i]);
     }
     long rss2 = ab_rss_kb(), a2 = allocator_kb();
-    printf("test_alloc_cross_thread: allocator %ld KB (RSS %ld KB); %ld KB (%ld KB) with 64 MB allocated by a "
+    printf("test_alloc_cross_thread: allocator %ld KB (RSS %ld KB); %ld KB (%ld KB) with 66 MB allocated by a "
            "thread that exited; %ld KB (%ld KB) after another thread freed it\n", a0, rss0, a1, rss1, a2, rss2);
     CHECK_MSG(a1 > a0 + 48 * 1024, "allocator %ld KB -> %ld KB: the test did not allocate what it meant to", a0, a1);
     CHECK_MSG(a2 < a0 + 8 * 1024, "the allocator holds %ld KB (from %ld KB) after the frees: memory freed by "

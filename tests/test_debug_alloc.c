@@ -44,7 +44,7 @@ static int run_child(const char *name) {
         fprintf(stderr, "object at %p\n", (void *)(p + 8));
         merino_free(p + 8);
     } else if (strcmp(name, "large_double") == 0) {
-        void *l = merino_malloc(1 << 20);
+        void *l = merino_malloc(4 << 20); /* large: unmapped when freed */
         fprintf(stderr, "object at %p\n", l);
         merino_free(l);
         merino_free(l);

@@ -41,11 +41,12 @@
 /* The largest small object: two per block, a multiple of 16. */
 #define MRN_SMALL_MAX ((MRN_BLOCK_DATA / 2) & ~(size_t)15)
 #define MRN_NCLASSES 29
-/* Medium objects (up to 64 KB) have mappings of their own, cached per thread when freed. */
-#define MRN_MEDIUM_MAX ((size_t)65536)
-#define MRN_NMEDIUM 12
-#define MRN_MEDIUM_KEEP 4                   /* cached mappings per medium class and heap */
-#define MRN_MEDIUM_KEEP_BYTES (1024 * 1024) /* and at most this much per heap */
+/* Medium objects (up to 1 MB) have mappings of their own, cached when freed: a fresh mapping costs
+ * an mmap, a page fault per page and an munmap (with its TLB shootdown when threads run). */
+#define MRN_MEDIUM_MAX ((size_t)1 << 20)
+#define MRN_NMEDIUM 28
+#define MRN_MEDIUM_KEEP 4                       /* cached mappings per medium class and heap */
+#define MRN_MEDIUM_KEEP_BYTES (2 * 1024 * 1024) /* and at most this much per heap */
 #define MRN_MEDIUM_SHARED 8                  /* the shared cache: per class */
 #define MRN_MEDIUM_SHARED_BYTES (4 * 1024 * 1024) /* and in all */
 /* Free blocks kept committed in the global pool; beyond twice this, the excess goes back to the OS

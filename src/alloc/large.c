@@ -1,19 +1,23 @@
 /* large.c — objects larger than a block's two: a mapping of their own, with a block header at the
  * 16 KB boundary just below the object (so merino_free finds it as it finds a small object's).
- * Medium objects (up to 64 KB, a ladder of sizes no more than 25% apart) belong to the heap that
+ * Medium objects (up to 1 MB, a ladder of sizes no more than 25% apart) belong to the heap that
  * allocated them: freed, they go back to it (by another thread: in a batch, as small objects do)
  * and wait in its cache, a few per size and at most MRN_MEDIUM_KEEP_BYTES a heap — the paper's
- * "8K to ~64K should also be cached". What overflows a heap's cache, or is left by an exiting
- * thread, waits in a small shared cache (one lock, MRN_MEDIUM_SHARED_BYTES); only then is it
- * unmapped. Larger objects go straight back to the OS, from any thread. */
+ * "8K to ~64K should also be cached", extended to 1 MB. What overflows a heap's cache, or is left by
+ * an exiting thread, waits in a small shared cache (one lock, MRN_MEDIUM_SHARED_BYTES); only then
+ * is it unmapped. Larger objects go straight back to the OS, from any thread. */
 #include "alloc.h"
 
 #include <errno.h>
 #include <string.h>
 
-/* Usable bytes of each medium class, for an object at the mapping's first 16 KB boundary + 64. */
+/* Usable bytes of each medium class, for an object at the mapping's first 16 KB boundary + 64: a
+ * ladder no more than 25% apart, in pages. */
 static const size_t mrn_medium_size[MRN_NMEDIUM] = {
-    10240, 12288, 14336, 16384, 20480, 24576, 28672, 32768, 40960, 49152, 57344, 65536,
+    10 << 10,  12 << 10,  14 << 10,  16 << 10,  20 << 10,  24 << 10,  28 << 10,  32 << 10,
+    40 << 10,  48 << 10,  56 << 10,  64 << 10,  80 << 10,  96 << 10,  112 << 10, 128 << 10,
+    160 << 10, 192 << 10, 224 << 10, 256 << 10, 320 << 10, 384 << 10, 448 << 10, 512 << 10,
+    640 << 10, 768 << 10, 896 << 10, 1024 << 10,
 };
 
 static unsigned mrn_medium_class(size_t size) {
