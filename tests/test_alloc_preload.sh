@@ -3,7 +3,8 @@
 # malloc and once with LD_PRELOAD=libmerino_malloc.so, and the two outputs must be identical:
 # python3 running a script (threads, dicts, json), sort of a 20 MB file (2 threads), git operations
 # on a scratch repository, a gcc compile (object files compared), make -j2 of a small project (the
-# preload reaches every compiler it starts), perl, a C++ program using std::map from 4 threads, and
+# preload reaches every compiler it starts), perl, a C++ program using std::map from 4 threads, every
+# C entry point's contract (posix_memalign, memalign, valloc, pvalloc, reallocarray, ...), and
 # operator new's failure contract (bad_alloc, nothrow, new-handler) and over-aligned new; and
 # merino's own stress harness runs on it.
 # Exit 77 (skip) under AddressSanitizer or ThreadSanitizer (their runtime owns malloc) or when a
@@ -170,6 +171,58 @@ int main() {
 CPP
 g++ -O2 -std=c++17 -pthread maps.cpp -o maps
 run cxx_map "$work/maps"
+
+# every C entry point's contract, the same as glibc's (only facts both must agree on are printed)
+cat >entries.c <<'C'
+#define _GNU_SOURCE 1
+#include <errno.h>
+#include <malloc.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#define ALIGNED(p, a) (((uintptr_t)(p) & ((a) - 1)) == 0)
+int main(void) {
+    void *p = NULL;
+    printf("posix_memalign 64: %d %d\n", posix_memalign(&p, 64, 100), ALIGNED(p, 64));
+    free(p);
+    p = (void *)1;
+    printf("posix_memalign 3: %d, 4: %d, unchanged %d\n", posix_memalign(&p, 3, 8), posix_memalign(&p, 4, 8),
+           p == (void *)1);
+    printf("posix_memalign huge: %d\n", posix_memalign(&p, 64, SIZE_MAX / 2));
+    for (size_t a = 8; a <= (1u << 16); a *= 2) {
+        void *q = memalign(a, 3 * a + 1), *r = aligned_alloc(a, a);
+        if (!ALIGNED(q, a) || !ALIGNED(r, a) || malloc_usable_size(q) < 3 * a + 1) printf("bad alignment %zu\n", a);
+        free(q);
+        free(r);
+    }
+    void *v = valloc(10), *pv = pvalloc(5000);
+    printf("valloc %d pvalloc %d %d\n", ALIGNED(v, 4096), ALIGNED(pv, 4096), malloc_usable_size(pv) >= 8192);
+    free(v);
+    free(pv);
+    errno = 0;
+    printf("reallocarray overflow: %d %d\n", reallocarray(NULL, SIZE_MAX / 2, 3) == NULL, errno == ENOMEM);
+    char *s = reallocarray(NULL, 10, 10);
+    memset(s, 'x', 100);
+    s = reallocarray(s, 1000, 10);
+    printf("reallocarray kept %d\n", s[0] == 'x' && s[99] == 'x');
+    free(s);
+    errno = 0;
+    printf("malloc huge: %d %d; calloc overflow: %d\n", malloc(SIZE_MAX - 100) == NULL, errno == ENOMEM,
+           calloc(SIZE_MAX / 4, 8) == NULL);
+    char *z = calloc(1000, 1000);
+    size_t nz = 0;
+    for (int i = 0; i < 1000000; i++) nz += z[i] != 0;
+    printf("calloc zero %d\n", nz == 0);
+    free(z);
+    free(NULL);
+    printf("realloc(NULL) %d\n", (p = realloc(NULL, 10)) != NULL);
+    free(p);
+    return 0;
+}
+C
+gcc -O1 -Wno-alloc-size-larger-than entries.c -o entries
+run entries "$work/entries"
 
 # operator new's contract on the preload: std::bad_alloc, nothrow, the new-handler, over-alignment
 cat >news.cpp <<'CPP'
