@@ -146,19 +146,31 @@ static mrn_heap *mrn_heap_acquire(void) {
 
 /* ---- blocks of a heap ---------------------------------------------------------------------------- */
 
+/* The avail list of a class is a queue: a block joins at the tail when a free makes it non-full,
+ * and the next active block is taken from the head, so the block taken has had the longest time to
+ * gather frees (a block with one hole would otherwise be taken at once, give one object, and be
+ * full again). */
 static void mrn_avail_push(mrn_heap *h, mrn_block *b) {
-    b->prev = NULL;
-    b->next = h->avail[b->cls];
-    if (b->next) b->next->prev = b;
-    h->avail[b->cls] = b;
+    unsigned c = b->cls;
+    b->next = NULL;
+    b->prev = h->avail_tail[c];
+    if (b->prev)
+        b->prev->next = b;
+    else
+        h->avail[c] = b;
+    h->avail_tail[c] = b;
 }
 
 static void mrn_avail_remove(mrn_heap *h, mrn_block *b) {
+    unsigned c = b->cls;
     if (b->prev)
         b->prev->next = b->next;
     else
-        h->avail[b->cls] = b->next;
-    if (b->next) b->next->prev = b->prev;
+        h->avail[c] = b->next;
+    if (b->next)
+        b->next->prev = b->prev;
+    else
+        h->avail_tail[c] = b->prev;
 }
 
 /* Puts the block's next untouched objects on its (empty) free list: a page's worth at a time, so

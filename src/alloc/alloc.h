@@ -113,7 +113,8 @@ enum { MRN_HEAP_LIVE, MRN_HEAP_ABANDONED, MRN_HEAP_RECLAIMING, MRN_HEAP_LOST, MR
 
 struct mrn_heap {
     mrn_block *active[MRN_NCLASSES]; /* the block each class allocates from (fast path: first) */
-    mrn_block *avail[MRN_NCLASSES];  /* blocks with free objects, besides the active one */
+    mrn_block *avail[MRN_NCLASSES];  /* blocks with free objects, besides the active one: head */
+    mrn_block *avail_tail[MRN_NCLASSES]; /* and tail (a queue: see mrn_avail_push) */
     mrn_batch batch[MRN_BATCHES];    /* this thread's pending frees into other heaps */
     uint32_t batch_next;             /* round-robin victim when every batch slot is taken */
     uint32_t batched;                /* objects in batches (flushed in the slow path) */
