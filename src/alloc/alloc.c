@@ -1,0 +1,671 @@
+/* alloc.c — thread heaps, size classes, and the merino_malloc family.
+ *
+ * Each thread owns a heap, reached through one initial-exec TLS pointer. A heap has, per size
+ * class, an active block it allocates from and a list of blocks that have free objects; full blocks
+ * are in no list (their tag says FULL, so the first free into one takes the slow path and lists it
+ * again). The owner's malloc pops its active block's private free list and its free pushes onto the
+ * object's block: no atomic read-modify-write on either. A free of another heap's object is kept in
+ * a per-owner batch of the freeing thread and pushed onto the owner's remote list in bulk; the owner
+ * takes that list whole when its active block runs dry. A thread's exit leaves its heap on a list of
+ * abandoned heaps, and the next new thread takes it over, blocks, remote list and all. */
+#include "alloc.h"
+
+#include "merino_alloc.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+mrn_alloc_stats mrn_stats;
+
+void mrn_stat_mapped(ptrdiff_t delta) {
+    /* relaxed (all three): statistics */
+    size_t now = atomic_fetch_add_explicit(&mrn_stats.mapped, (size_t)delta, memory_order_relaxed) + (size_t)delta;
+    size_t peak = atomic_load_explicit(&mrn_stats.mapped_peak, memory_order_relaxed);
+    while (now > peak && !atomic_compare_exchange_weak_explicit(&mrn_stats.mapped_peak, &peak, now,
+                                                                memory_order_relaxed, memory_order_relaxed)) {
+    }
+}
+
+/* ---- size classes ---------------------------------------------------------------------------------- */
+
+#include "classes.h"
+
+_Static_assert(sizeof mrn_class_of >= MRN_SMALL_MAX / 8 + 1, "classes.h: mrn_class_of covers every small size");
+
+/* classes.h holds the classes as constants; this is their rule — 8, then 16 bytes apart up to 128,
+ * then growing by a quarter (rounded down to 16) up to the largest small object: 29 classes, no
+ * two more than 25% apart above 128 — checked once at start-up. */
+static void mrn_classes_check(void) {
+    uint32_t want[MRN_NCLASSES];
+    unsigned c = 0;
+    want[c++] = 8;
+    for (uint32_t s = 16; s <= 128; s += 16) want[c++] = s;
+    for (uint32_t s = 128 + 32; s < MRN_SMALL_MAX && c < MRN_NCLASSES - 1; s += (s / 4) & ~15u) want[c++] = s;
+    want[c++] = (uint32_t)MRN_SMALL_MAX;
+    bool ok = c == MRN_NCLASSES;
+    for (unsigned k = 0; ok && k < MRN_NCLASSES; k++) ok = mrn_class_size[k] == want[k];
+    for (size_t i = 0, k = 0; ok && i <= MRN_SMALL_MAX / 8; i++) {
+        while (want[k] < i * 8) k++;
+        ok = mrn_class_of[i] == k;
+    }
+    if (!ok) mrn_alloc_die("internal: src/alloc/classes.h does not follow the size-class rule");
+}
+
+/* ---- heaps ------------------------------------------------------------------------------------------ */
+
+/* The active block of every class of a heap that has none: its free list is empty, so the fast
+ * path falls through to the slow path without a test of its own. Never freed into. */
+static mrn_block mrn_empty_block;
+/* The heap of a thread that has not allocated yet (or has exited): every class empty, owns
+ * nothing, so both fast paths fall through to their slow paths, which make a real heap. */
+static mrn_heap mrn_empty_heap = {.active = {[0 ... MRN_NCLASSES - 1] = &mrn_empty_block}};
+
+static MRN_TLS mrn_heap *mrn_tls_heap = &mrn_empty_heap;
+
+static mrn_lock mrn_heaps_lock = MRN_LOCK_INIT;
+static mrn_heap *mrn_all_heaps;       /* every heap, linked through next_all */
+static mrn_heap *mrn_abandoned_heaps; /* heaps of exited threads, through next_abandoned */
+
+static pthread_key_t mrn_heap_key;
+static bool mrn_show_stats;
+static _Atomic int mrn_init_state; /* 0 not started, 1 running, 2 done */
+static MRN_TLS bool mrn_in_init;
+static MRN_TLS bool mrn_exited; /* this thread's heap was abandoned: it is exiting */
+
+static void mrn_heap_abandon(void *arg);
+static void mrn_heap_reclaim(mrn_heap *h);
+
+/* Under the heaps lock. */
+static void mrn_heap_set_state(mrn_heap *h, int state) {
+    /* relaxed: the heaps lock orders it; unlocked readers take it as a hint only */
+    atomic_store_explicit(&h->state, state, memory_order_relaxed);
+}
+
+static int mrn_heap_state(mrn_heap *h) {
+    /* relaxed: as above */
+    return atomic_load_explicit(&h->state, memory_order_relaxed);
+}
+static void mrn_fork_prepare(void);
+static void mrn_fork_parent(void);
+static void mrn_fork_child(void);
+
+static void mrn_global_init(void) {
+    /* acquire: the key and the settings written before state 2 */
+    if (MRN_LIKELY(atomic_load_explicit(&mrn_init_state, memory_order_acquire) == 2)) return;
+    if (mrn_in_init) return; /* an allocation made by pthread_atfork below: all is ready for it */
+    int expect = 0;
+    /* relaxed: only elects the initializer; its results are published by the release below */
+    if (atomic_compare_exchange_strong_explicit(&mrn_init_state, &expect, 1, memory_order_relaxed,
+                                                memory_order_relaxed)) {
+        mrn_in_init = true;
+        mrn_classes_check();
+        if (pthread_key_create(&mrn_heap_key, mrn_heap_abandon) != 0)
+            mrn_alloc_die("pthread_key_create failed: no key left for the allocator's thread exit hook");
+        const char *s = getenv("MERINO_ALLOC_STATS");
+        mrn_show_stats = s && s[0] == '1';
+        pthread_atfork(mrn_fork_prepare, mrn_fork_parent, mrn_fork_child);
+        /* release: publishes the key and the settings */
+        atomic_store_explicit(&mrn_init_state, 2, memory_order_release);
+        mrn_in_init = false;
+        return;
+    }
+    /* acquire: as the first load */
+    while (atomic_load_explicit(&mrn_init_state, memory_order_acquire) != 2) mrn_cpu_relax();
+}
+
+/* The calling thread's heap, made or adopted now. NULL when out of memory. */
+static mrn_heap *mrn_heap_acquire(void) {
+    mrn_global_init();
+    mrn_lock_acquire(&mrn_heaps_lock);
+    mrn_heap *h = mrn_abandoned_heaps;
+    if (h) {
+        mrn_abandoned_heaps = h->next_abandoned;
+        mrn_heap_set_state(h, MRN_HEAP_LIVE);
+    }
+    mrn_lock_release(&mrn_heaps_lock);
+    if (h) {
+        MRN_STAT_ADD(adopted, 1);
+    } else {
+        h = mrn_os_map((sizeof(mrn_heap) + MRN_PAGE - 1) & ~(size_t)(MRN_PAGE - 1));
+        if (!h) return NULL;
+        for (unsigned c = 0; c < MRN_NCLASSES; c++) h->active[c] = &mrn_empty_block;
+        mrn_lock_acquire(&mrn_heaps_lock);
+        mrn_heap_set_state(h, MRN_HEAP_LIVE);
+        h->next_all = mrn_all_heaps;
+        mrn_all_heaps = h;
+        mrn_lock_release(&mrn_heaps_lock);
+        MRN_STAT_ADD(heaps, 1);
+    }
+    mrn_tls_heap = h;
+    pthread_setspecific(mrn_heap_key, h);
+    return h;
+}
+
+/* ---- blocks of a heap ---------------------------------------------------------------------------- */
+
+/* The avail list of a class is a queue: a block joins at the tail when a free makes it non-full,
+ * and the next active block is taken from the head, so the block taken has had the longest time to
+ * gather frees (a block with one hole would otherwise be taken at once, give one object, and be
+ * full again). */
+static void mrn_avail_push(mrn_heap *h, mrn_block *b) {
+    unsigned c = b->cls;
+    b->next = NULL;
+    b->prev = h->avail_tail[c];
+    if (b->prev)
+        b->prev->next = b;
+    else
+        h->avail[c] = b;
+    h->avail_tail[c] = b;
+}
+
+static void mrn_avail_remove(mrn_heap *h, mrn_block *b) {
+    unsigned c = b->cls;
+    if (b->prev)
+        b->prev->next = b->next;
+    else
+        h->avail[c] = b->next;
+    if (b->next)
+        b->next->prev = b->prev;
+    else
+        h->avail_tail[c] = b->prev;
+}
+
+/* Puts the block's next untouched objects on its (empty) free list: a page's worth at a time, so
+ * a class little used touches little memory. */
+static void mrn_block_carve(mrn_block *b) {
+    uint32_t size = b->size, n = MRN_PAGE / size;
+    if (n == 0) n = 1;
+    if (n > b->count - b->carved) n = b->count - b->carved;
+    char *d = mrn_block_data(b) + (size_t)b->carved * size;
+    for (uint32_t i = 0; i + 1 < n; i++) *(void **)(d + (size_t)i * size) = d + (size_t)(i + 1) * size;
+    *(void **)(d + (size_t)(n - 1) * size) = NULL;
+    b->free = d;
+    b->carved += n;
+}
+
+static void mrn_block_init(mrn_block *b, mrn_heap *h, unsigned c) {
+    b->size = mrn_class_size[c];
+    b->cls = c;
+    b->count = (uint32_t)(MRN_BLOCK_DATA / b->size);
+    b->used = 0;
+    b->next = b->prev = NULL;
+    b->carved = 0;
+    mrn_block_carve(b);
+#if MRN_ALLOC_DEBUG
+    for (unsigned i = 0; i < MRN_BITMAP_WORDS; i++)
+        atomic_store_explicit(&b->live[i], 0, memory_order_relaxed); /* relaxed: the pool's lock orders it */
+#endif
+    /* relaxed: the block came through the pool's lock; other threads learn its owner only from an
+     * object of it, which the program hands over with its own synchronization */
+    atomic_store_explicit(&b->owner_tag, (uintptr_t)h, memory_order_relaxed);
+}
+
+/* The start of the object of b (a small block) that p points into. */
+static inline char *mrn_object_start(mrn_block *b, const void *p) {
+    size_t off = (size_t)((const char *)p - mrn_block_data(b));
+    return mrn_block_data(b) + off - off % b->size;
+}
+
+/* b's last object came back: it goes to the pool unless it is the class's active block. */
+static void mrn_block_emptied(mrn_heap *h, mrn_block *b) {
+    if (h->active[b->cls] == b) return;
+    mrn_avail_remove(h, b);
+    mrn_pool_put(b);
+}
+
+/* A free by the owner, the general case: an aligned object, a full block, an emptied block. */
+static void mrn_owner_free(mrn_heap *h, mrn_block *b, void *p) {
+    /* relaxed: only this thread writes the tag of its blocks */
+    uintptr_t tag = atomic_load_explicit(&b->owner_tag, memory_order_relaxed);
+    if (tag & MRN_TAG_ALIGNED) p = mrn_object_start(b, p);
+    if (tag & MRN_TAG_FULL) {
+        /* relaxed: as above; foreign frees read only the heap part, which does not change */
+        atomic_store_explicit(&b->owner_tag, tag & ~MRN_TAG_FULL, memory_order_relaxed);
+        mrn_avail_push(h, b);
+    }
+    *(void **)p = b->free;
+    b->free = p;
+    if (--b->used == 0) mrn_block_emptied(h, b);
+}
+
+/* Takes every object other threads have freed into h and frees it into its block. */
+static void mrn_heap_collect(mrn_heap *h) {
+    /* relaxed: a peek; the exchange below orders what it takes */
+    if (!atomic_load_explicit(&h->remote, memory_order_relaxed)) return;
+    /* acquire: the pushers' last writes to the objects and their links, before we reuse them */
+    void *p = atomic_exchange_explicit(&h->remote, NULL, memory_order_acquire);
+    while (p) {
+        void *next = *(void **)p;
+        mrn_block *b = mrn_block_of(p);
+        /* relaxed: h's own block or medium mapping, whose tag only this thread writes */
+        if (atomic_load_explicit(&b->owner_tag, memory_order_relaxed) & MRN_TAG_LARGE)
+            mrn_large_free(h, b);
+        else
+            mrn_owner_free(h, b, p);
+        p = next;
+    }
+}
+
+/* ---- frees into other heaps ------------------------------------------------------------------------ */
+
+/* Pushes the list head..tail (linked through first words) onto to's remote list in one CAS. */
+static void mrn_remote_push(mrn_heap *to, void *head, void *tail) {
+    /* relaxed: the CAS below checks it */
+    void *old = atomic_load_explicit(&to->remote, memory_order_relaxed);
+    do {
+        *(void **)tail = old;
+        /* release: our last writes to the objects and the links above, before the owner's
+         * acquire exchange in mrn_heap_collect reuses them */
+    } while (!atomic_compare_exchange_weak_explicit(&to->remote, &old, head, memory_order_release,
+                                                    memory_order_relaxed));
+}
+
+static void mrn_batch_flush(mrn_heap *me, mrn_batch *s) {
+    mrn_remote_push(s->to, s->head, s->tail);
+    /* An exited thread's heap has no owner to take these: give its emptied blocks back now. */
+    if (MRN_UNLIKELY(mrn_heap_state(s->to) == MRN_HEAP_ABANDONED)) mrn_heap_reclaim(s->to);
+    MRN_STAT_ADD(remote_flushes, 1);
+    MRN_STAT_ADD(remote_frees, s->n);
+    me->batched -= s->n;
+    s->to = NULL;
+    s->head = s->tail = NULL;
+    s->n = 0;
+}
+
+static void mrn_batches_flush(mrn_heap *me) {
+    for (unsigned i = 0; i < MRN_BATCHES; i++)
+        if (me->batch[i].to) mrn_batch_flush(me, &me->batch[i]);
+}
+
+/* p, an object of heap to, freed by this thread (heap me, possibly the empty heap). */
+static void mrn_foreign_free(mrn_heap *me, mrn_heap *to, void *p) {
+    if (MRN_UNLIKELY(me == &mrn_empty_heap)) { /* exiting, or out of memory: no batch to use */
+        MRN_STAT_ADD(remote_frees, 1);
+        mrn_remote_push(to, p, p);
+        return;
+    }
+    mrn_batch *s = NULL, *spare = NULL;
+    for (unsigned i = 0; i < MRN_BATCHES; i++) {
+        if (me->batch[i].to == to) {
+            s = &me->batch[i];
+            break;
+        }
+        if (!me->batch[i].to && !spare) spare = &me->batch[i];
+    }
+    if (!s) {
+        if (!spare) { /* every slot is taken by another heap: send one slot's batch on its way */
+            spare = &me->batch[me->batch_next++ % MRN_BATCHES];
+            mrn_batch_flush(me, spare);
+        }
+        s = spare;
+        s->to = to;
+    }
+    *(void **)p = s->head;
+    s->head = p;
+    if (!s->tail) s->tail = p;
+    me->batched++;
+    if (++s->n >= MRN_BATCH_MAX) mrn_batch_flush(me, s);
+}
+
+/* ---- malloc and free: fast paths first --------------------------------------------------------------- */
+
+static void *mrn_malloc_slow(size_t size);
+static void mrn_free_slow(void *p, mrn_block *b);
+
+static inline __attribute__((always_inline)) void *mrn_malloc(size_t size) {
+    mrn_heap *h = mrn_tls_heap;
+    if (MRN_LIKELY(size <= MRN_SMALL_MAX)) {
+        mrn_block *b = h->active[mrn_class_of[(size + 7) >> 3]];
+        void *p = b->free;
+        if (MRN_LIKELY(p != NULL)) {
+            b->free = *(void **)p;
+            b->used++;
+            return p;
+        }
+    }
+    return mrn_malloc_slow(size);
+}
+
+static inline __attribute__((always_inline)) void mrn_free(void *p) {
+    if (MRN_UNLIKELY(p == NULL)) return;
+    mrn_block *b = mrn_block_of(p);
+    mrn_heap *h = mrn_tls_heap;
+    /* relaxed: an owned block's tag is written only by this thread; another thread's tag differs
+     * whatever we read of its flags */
+    if (MRN_LIKELY(atomic_load_explicit(&b->owner_tag, memory_order_relaxed) == (uintptr_t)h)) {
+        *(void **)p = b->free;
+        b->free = p;
+        if (MRN_LIKELY(--b->used != 0)) return;
+        mrn_block_emptied(h, b);
+        return;
+    }
+    mrn_free_slow(p, b);
+}
+
+static mrn_heap *mrn_heap_get(void) {
+    mrn_heap *h = mrn_tls_heap;
+    return h != &mrn_empty_heap ? h : mrn_heap_acquire();
+}
+
+static void *mrn_small_alloc_slow(mrn_heap *h, unsigned c) {
+    if (h->batched) mrn_batches_flush(h);
+    mrn_block *b = h->active[c];
+    if (!b->free) mrn_heap_collect(h);
+    if (!b->free && b->carved < b->count) mrn_block_carve(b);
+    if (!b->free) {
+        if (b != &mrn_empty_block) {
+            /* relaxed: only this thread writes its blocks' tags */
+            uintptr_t tag = atomic_load_explicit(&b->owner_tag, memory_order_relaxed);
+            atomic_store_explicit(&b->owner_tag, tag | MRN_TAG_FULL, memory_order_relaxed);
+        }
+        b = h->avail[c];
+        if (b) {
+            mrn_avail_remove(h, b);
+        } else {
+            b = mrn_pool_get();
+            if (!b) {
+                h->active[c] = &mrn_empty_block;
+                errno = ENOMEM;
+                return NULL;
+            }
+            mrn_block_init(b, h, c);
+        }
+        h->active[c] = b;
+    }
+    void *p = b->free;
+    b->free = *(void **)p;
+    b->used++;
+    return p;
+}
+
+__attribute__((noinline)) static void *mrn_malloc_slow(size_t size) {
+    mrn_heap *h = mrn_heap_get();
+    if (!h) {
+        errno = ENOMEM;
+        return NULL;
+    }
+    if (size > MRN_SMALL_MAX) return mrn_large_alloc(h, size, 0, false);
+    return mrn_small_alloc_slow(h, mrn_class_of[(size + 7) >> 3]);
+}
+
+__attribute__((noinline)) static void mrn_free_slow(void *p, mrn_block *b) {
+    /* relaxed: see mrn_free */
+    uintptr_t tag = atomic_load_explicit(&b->owner_tag, memory_order_relaxed);
+    mrn_heap *me = mrn_tls_heap;
+    /* A thread that frees before it allocates gets its heap now (its batches live there), unless
+     * it is exiting (its heap is gone: it pushes its last frees one by one). */
+    if (MRN_UNLIKELY(me == &mrn_empty_heap) && !mrn_exited) me = mrn_heap_get();
+    if (MRN_UNLIKELY(!me)) me = &mrn_empty_heap;
+    mrn_heap *owner = (mrn_heap *)(tag & ~MRN_TAG_FLAGS);
+    if (owner == me && (tag & MRN_TAG_LARGE))
+        mrn_large_free(me, b);
+    else if (owner == me)
+        mrn_owner_free(me, b, p);
+    else if (!owner) /* a large object: straight back to the OS */
+        mrn_large_free(NULL, b);
+    else
+        mrn_foreign_free(me, owner, p);
+}
+
+/* Size and alignment of an aligned request above 16 (align a power of two). */
+static void *mrn_aligned(size_t align, size_t size) {
+    mrn_heap *h = mrn_heap_get();
+    if (!h) {
+        errno = ENOMEM;
+        return NULL;
+    }
+    if (size < 16) size = 16;
+    /* Small objects are 16-aligned: asking align - 16 more leaves room to step up to alignment. */
+    if (align <= MRN_PAGE && size <= MRN_SMALL_MAX - (align - 16)) {
+        char *p = mrn_malloc(size + align - 16);
+        if (!p || ((uintptr_t)p & (align - 1)) == 0) return p;
+        mrn_block *b = mrn_block_of(p);
+        /* relaxed: p's block is this thread's (it just came from its heap), and only it writes
+         * the tag; the flag reaches others with the object, by the program's synchronization */
+        uintptr_t tag = atomic_load_explicit(&b->owner_tag, memory_order_relaxed);
+        atomic_store_explicit(&b->owner_tag, tag | MRN_TAG_ALIGNED, memory_order_relaxed);
+        return (void *)(((uintptr_t)p + align - 1) & ~(uintptr_t)(align - 1));
+    }
+    if (size > PTRDIFF_MAX) {
+        errno = ENOMEM;
+        return NULL;
+    }
+    return mrn_large_alloc(h, size, align, false);
+}
+
+static size_t mrn_usable(const void *p) {
+    mrn_block *b = mrn_block_of(p);
+    /* relaxed: p is live, so its block's heap and kind do not change under us */
+    uintptr_t tag = atomic_load_explicit(&b->owner_tag, memory_order_relaxed);
+    if (tag & MRN_TAG_LARGE) return (size_t)(b->map_base + b->map_len - (const char *)p);
+    return (size_t)(mrn_object_start(b, p) + b->size - (const char *)p);
+}
+
+/* ---- debug checks ------------------------------------------------------------------------------------ */
+
+#if MRN_ALLOC_DEBUG
+/* Marks the object at p allocated (small objects: a bit of their block's bitmap). */
+static void *mrn_debug_mark(void *p) {
+    if (!p) return p;
+    mrn_block *b = mrn_block_of(p);
+    /* relaxed: p is this thread's new object */
+    if (atomic_load_explicit(&b->owner_tag, memory_order_relaxed) & MRN_TAG_LARGE) return p;
+    size_t i = (size_t)(mrn_object_start(b, p) - mrn_block_data(b)) / b->size;
+    /* relaxed: debug bookkeeping; the object itself is handed over by the program */
+    atomic_fetch_or_explicit(&b->live[i / 64], (uint64_t)1 << (i % 64), memory_order_relaxed);
+    return p;
+}
+
+/* Checks that p is an allocated object's address; reports it and aborts if not. */
+static void mrn_debug_check(const void *p, const char *what, bool release) {
+    if (!mrn_debug_owns(p))
+        mrn_alloc_die("%s(%p): not a pointer the allocator returned (it is in no memory the "
+                      "allocator mapped): a stack or static address, or another allocator's memory?",
+                      what, p);
+    mrn_block *b = mrn_block_of(p);
+    /* relaxed: debug reads; a concurrent double free is caught by the bitmap's atomic below */
+    uintptr_t tag = atomic_load_explicit(&b->owner_tag, memory_order_relaxed);
+    if (tag & MRN_TAG_LARGE) {
+        if (tag & MRN_TAG_CACHED) mrn_alloc_die("%s(%p): double free (this large object is already free)", what, p);
+        if (p != b->free)
+            mrn_alloc_die("%s(%p): not the start of an object (it points %td bytes into a large object at %p)",
+                          what, p, (const char *)p - (const char *)b->free, b->free);
+        return;
+    }
+    if (tag == 0)
+        mrn_alloc_die("%s(%p): double free, or a pointer never returned (its block holds no object)", what, p);
+    const char *start = mrn_object_start(b, p);
+    if (start != p && !(tag & MRN_TAG_ALIGNED))
+        mrn_alloc_die("%s(%p): not the start of an object (it points %td bytes into an object of %u "
+                      "bytes at %p)", what, p, (const char *)p - start, b->size, (const void *)start);
+    size_t i = (size_t)(start - mrn_block_data(b)) / b->size;
+    uint64_t bit = (uint64_t)1 << (i % 64);
+    /* relaxed: debug bookkeeping (an atomic RMW, so two racing frees cannot both see the bit) */
+    uint64_t old = release ? atomic_fetch_and_explicit(&b->live[i / 64], ~bit, memory_order_relaxed)
+                           : atomic_load_explicit(&b->live[i / 64], memory_order_relaxed);
+    if (!(old & bit))
+        mrn_alloc_die("%s(%p): double free, or a pointer never returned (object of %u bytes at %p is free)",
+                      what, p, b->size, (const void *)start);
+}
+#define MRN_MARK(p) mrn_debug_mark(p)
+#else
+#define MRN_MARK(p) (p)
+#endif
+
+/* ---- the public API ---------------------------------------------------------------------------------- */
+
+MERINO_ALLOC_API void *merino_malloc(size_t size) { return MRN_MARK(mrn_malloc(size)); }
+
+MERINO_ALLOC_API void merino_free(void *p) {
+#if MRN_ALLOC_DEBUG
+    if (p) mrn_debug_check(p, "merino_free", true);
+#endif
+    mrn_free(p);
+}
+
+MERINO_ALLOC_API void *merino_calloc(size_t count, size_t size) {
+    size_t n;
+    if (__builtin_mul_overflow(count, size, &n)) {
+        errno = ENOMEM;
+        return NULL;
+    }
+    if (n <= MRN_SMALL_MAX) {
+        void *p = merino_malloc(n);
+        if (p) memset(p, 0, n);
+        return p;
+    }
+    mrn_heap *h = mrn_heap_get();
+    if (!h || n > PTRDIFF_MAX) {
+        errno = ENOMEM;
+        return NULL;
+    }
+    return mrn_large_alloc(h, n, 0, true); /* a fresh mapping is zero already */
+}
+
+MERINO_ALLOC_API size_t merino_usable_size(const void *p) {
+    if (!p) return 0;
+#if MRN_ALLOC_DEBUG
+    mrn_debug_check(p, "merino_usable_size", false);
+#endif
+    return mrn_usable(p);
+}
+
+MERINO_ALLOC_API void *merino_realloc(void *p, size_t size) {
+    if (!p) return merino_malloc(size);
+    if (size == 0) {
+        merino_free(p);
+        return NULL;
+    }
+    size_t old = merino_usable_size(p);
+    if (size <= old && size >= old / 2) return p; /* fits, and not worth moving to a smaller one */
+    void *q = merino_malloc(size);
+    if (!q) return NULL;
+    memcpy(q, p, size < old ? size : old);
+    merino_free(p);
+    return q;
+}
+
+MERINO_ALLOC_API void *merino_aligned_alloc(size_t alignment, size_t size) {
+    if (alignment == 0 || (alignment & (alignment - 1)) != 0) {
+        errno = EINVAL;
+        return NULL;
+    }
+    if (alignment <= 16) return merino_malloc(size < alignment ? alignment : size);
+    return MRN_MARK(mrn_aligned(alignment, size));
+}
+
+/* ---- thread exit and fork ---------------------------------------------------------------------------- */
+
+/* Takes in h's remote frees, and gives every emptied block back to the pool (the active ones too)
+ * and its cached medium mappings back to the OS: for a heap no thread allocates from. */
+static void mrn_heap_trim(mrn_heap *h) {
+    mrn_heap_collect(h);
+    mrn_medium_drop(h);
+    for (unsigned c = 0; c < MRN_NCLASSES; c++) {
+        mrn_block *b = h->active[c];
+        if (b != &mrn_empty_block && b->used == 0) {
+            h->active[c] = &mrn_empty_block;
+            mrn_pool_put(b);
+        }
+    }
+}
+
+/* Under the heaps lock: h goes on the abandoned list. */
+static void mrn_heap_push_abandoned(mrn_heap *h) {
+    mrn_heap_set_state(h, MRN_HEAP_ABANDONED);
+    h->next_abandoned = mrn_abandoned_heaps;
+    mrn_abandoned_heaps = h;
+}
+
+/* The pthread key's destructor: this thread ends; its heap waits for the next new thread. */
+static void mrn_heap_abandon(void *arg) {
+    mrn_heap *h = arg;
+    mrn_batches_flush(h);
+    mrn_heap_trim(h);
+    if (mrn_tls_heap == h) mrn_tls_heap = &mrn_empty_heap;
+    mrn_exited = true;
+    mrn_lock_acquire(&mrn_heaps_lock);
+    if (mrn_heap_state(h) == MRN_HEAP_LIVE) mrn_heap_push_abandoned(h);
+    mrn_lock_release(&mrn_heaps_lock);
+}
+
+/* h was abandoned and has just been sent frees: this thread acts as its owner for a moment, takes
+ * them in and gives its emptied blocks back, so memory freed by others after a thread exited
+ * returns to the pool (and on to the OS) without waiting for a new thread to adopt the heap. */
+static void mrn_heap_reclaim(mrn_heap *h) {
+    mrn_lock_acquire(&mrn_heaps_lock);
+    bool mine = mrn_heap_state(h) == MRN_HEAP_ABANDONED;
+    if (mine) {
+        mrn_heap **at = &mrn_abandoned_heaps;
+        while (*at != h) at = &(*at)->next_abandoned;
+        *at = h->next_abandoned;
+        mrn_heap_set_state(h, MRN_HEAP_RECLAIMING);
+    }
+    mrn_lock_release(&mrn_heaps_lock);
+    if (!mine) return; /* adopted, or another thread is at it */
+    /* Frees pushed meanwhile found it RECLAIMING and left it to us: take them too (a few times). */
+    for (int i = 0; i < 4; i++) {
+        mrn_heap_trim(h);
+        /* relaxed: a peek; mrn_heap_collect's exchange orders what it takes */
+        if (!atomic_load_explicit(&h->remote, memory_order_relaxed)) break;
+    }
+    mrn_lock_acquire(&mrn_heaps_lock);
+    mrn_heap_push_abandoned(h);
+    mrn_lock_release(&mrn_heaps_lock);
+}
+
+/* fork: every global lock (heaps, pool, shared medium cache, debug regions) is held across it, so
+ * the child finds none taken by a thread it lacks. */
+static void mrn_fork_prepare(void) {
+    mrn_lock_acquire(&mrn_heaps_lock);
+    mrn_pool_lock_for_fork(true);
+    mrn_medium_lock_for_fork(true);
+#if MRN_ALLOC_DEBUG
+    mrn_debug_fork(true);
+#endif
+}
+
+static void mrn_fork_parent(void) {
+#if MRN_ALLOC_DEBUG
+    mrn_debug_fork(false);
+#endif
+    mrn_medium_lock_for_fork(false);
+    mrn_pool_lock_for_fork(false);
+    mrn_lock_release(&mrn_heaps_lock);
+}
+
+/* In the child only this thread lives. The other threads' heaps may be mid-update: they are never
+ * adopted (their memory stays with them); frees into them still work (they are pushes). */
+static void mrn_fork_child(void) {
+    for (mrn_heap *h = mrn_all_heaps; h; h = h->next_all)
+        if (mrn_heap_state(h) == MRN_HEAP_LIVE && h != mrn_tls_heap) mrn_heap_set_state(h, MRN_HEAP_LOST);
+    mrn_fork_parent();
+}
+
+/* ---- statistics -------------------------------------------------------------------------------------- */
+
+#define MRN_LOAD(f) atomic_load_explicit(&mrn_stats.f, memory_order_relaxed) /* relaxed: statistics */
+
+__attribute__((destructor)) static void mrn_stats_at_exit(void) {
+    if (!mrn_show_stats) return;
+    size_t heaps[MRN_HEAP_STATES] = {0}, decommitted;
+    mrn_lock_acquire(&mrn_heaps_lock);
+    for (mrn_heap *h = mrn_all_heaps; h; h = h->next_all) heaps[mrn_heap_state(h)]++;
+    mrn_lock_release(&mrn_heaps_lock);
+    size_t pooled = mrn_pool_blocks(&decommitted);
+    mrn_alloc_say("allocator statistics (MERINO_ALLOC_STATS=1):");
+    mrn_alloc_say("  mapped now %zu KB, peak %zu KB; chunks of 1 MB %zu", MRN_LOAD(mapped) >> 10,
+                  MRN_LOAD(mapped_peak) >> 10, MRN_LOAD(chunks));
+    mrn_alloc_say("  blocks taken %zu, returned %zu; in the pool %zu resident, %zu decommitted "
+                  "(%zu decommits, %zu taken again)", MRN_LOAD(block_gets), MRN_LOAD(block_puts), pooled,
+                  decommitted, MRN_LOAD(decommits), MRN_LOAD(recommits));
+    mrn_alloc_say("  large objects %zu (%zu MB); medium cache hits %zu, misses %zu", MRN_LOAD(large),
+                  MRN_LOAD(large_bytes) >> 20, MRN_LOAD(medium_hits), MRN_LOAD(medium_misses));
+    mrn_alloc_say("  frees by other threads %zu, in %zu batches", MRN_LOAD(remote_frees), MRN_LOAD(remote_flushes));
+    mrn_alloc_say("  heaps made %zu, adopted %zu times; now live %zu, abandoned %zu, lost to fork %zu",
+                  MRN_LOAD(heaps), MRN_LOAD(adopted), heaps[MRN_HEAP_LIVE], heaps[MRN_HEAP_ABANDONED],
+                  heaps[MRN_HEAP_LOST]);
+}

@@ -1,0 +1,192 @@
+/* alloc.h — the allocator's internals, shared by its files (never included by users).
+ *
+ * Memory comes from the OS in 1 MB chunks of 64 blocks of 16 KB, each block aligned to 16 KB. A
+ * block serves one size class of one thread's heap; its header (the first MRN_BLOCK_HDR bytes)
+ * says everything free needs, and is found from any object in it by rounding the address down:
+ * mrn_block_of(p). Objects larger than a block get a mapping of their own whose header sits at the
+ * same rounded-down place, so free tells them apart by the header alone. See docs/alloc.md.
+ */
+#ifndef MERINO_ALLOC_INTERNAL_H
+#define MERINO_ALLOC_INTERNAL_H
+
+#include "sys/sys.h"
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#if !defined(NDEBUG) || defined(MERINO_DEBUG)
+#define MRN_ALLOC_DEBUG 1 /* double-free and foreign-pointer checks; a bitmap in each block */
+#else
+#define MRN_ALLOC_DEBUG 0
+#endif
+
+/* Internal functions shared between the allocator's files: hidden from the shared libraries. */
+#define MRN_HIDDEN __attribute__((visibility("hidden")))
+/* Thread-locals: initial-exec, one %fs-relative access, and never __tls_get_addr (which may
+ * allocate, and would call malloc from inside it). */
+#define MRN_TLS __thread __attribute__((tls_model("initial-exec")))
+
+/* ---- sizes ---------------------------------------------------------------------------------------- */
+
+#define MRN_BLOCK_SIZE ((uintptr_t)16384)
+#define MRN_CHUNK_BLOCKS 64 /* 1 MB chunks */
+#define MRN_PAGE 4096
+/* Block header: 64 bytes (one line, objects never share it); debug builds add the bitmap of
+ * allocated objects (one bit per object, at most 2040 objects of 8 bytes). */
+#define MRN_BITMAP_WORDS 32
+#define MRN_BLOCK_HDR (64 + (MRN_ALLOC_DEBUG ? MRN_BITMAP_WORDS * 8 : 0))
+#define MRN_BLOCK_DATA (MRN_BLOCK_SIZE - MRN_BLOCK_HDR)
+/* The largest small object: two per block, a multiple of 16. */
+#define MRN_SMALL_MAX ((MRN_BLOCK_DATA / 2) & ~(size_t)15)
+#define MRN_NCLASSES 29
+/* Medium objects (up to 1 MB) have mappings of their own, cached when freed: a fresh mapping costs
+ * an mmap, a page fault per page and an munmap (with its TLB shootdown when threads run). */
+#define MRN_MEDIUM_MAX ((size_t)1 << 20)
+#define MRN_NMEDIUM 28
+#define MRN_MEDIUM_KEEP 4                       /* cached mappings per medium class and heap */
+#define MRN_MEDIUM_KEEP_BYTES (2 * 1024 * 1024) /* and at most this much per heap */
+#define MRN_MEDIUM_SHARED 8                  /* the shared cache: per class */
+#define MRN_MEDIUM_SHARED_BYTES (4 * 1024 * 1024) /* and in all */
+/* Free blocks kept committed in the global pool; beyond twice this, the excess goes back to the OS
+ * (madvise), so the resident size comes down after a peak. */
+#define MRN_POOL_KEEP 128
+/* Frees of other heaps' objects wait in the freeing thread in batches of up to this many, one
+ * batch per owning heap, MRN_BATCHES batches at once. */
+#define MRN_BATCH_MAX 64
+#define MRN_BATCHES 8
+
+/* owner_tag: the owning heap's address, with flags in its low bits (heaps are page aligned). */
+#define MRN_TAG_FULL ((uintptr_t)1)    /* no free object: not the active block, not in the avail list */
+#define MRN_TAG_ALIGNED ((uintptr_t)2) /* holds an object returned at an offset (aligned alloc) */
+#define MRN_TAG_LARGE ((uintptr_t)4)   /* a mapping of its own: medium (with its heap) or large (none) */
+#define MRN_TAG_CACHED ((uintptr_t)8)  /* a medium mapping sitting in a heap's cache (freed) */
+#define MRN_TAG_FLAGS ((uintptr_t)15)
+
+typedef struct mrn_heap mrn_heap;
+
+typedef struct mrn_block {
+    /* The owning heap | flags. Written only by the owning thread (or under the pool lock when the
+     * block has no owner); read by any thread freeing an object of the block. */
+    _Atomic uintptr_t owner_tag;
+    void *free;        /* private free list (owner only); large: the object's address */
+    uint32_t used;     /* objects handed out and not yet freed back to this list (owner only) */
+    uint32_t size;     /* object size */
+    uint32_t cls;      /* size class; large: medium class, or MRN_NMEDIUM when not medium */
+    uint32_t count;    /* objects in the block */
+    struct mrn_block *next, *prev; /* avail list of its bin; the pool's list when free */
+    union {
+        struct {             /* large: the whole mapping, for munmap */
+            char *map_base;
+            size_t map_len;
+        };
+        uint32_t carved;     /* small: objects put on the free list so far (the rest untouched) */
+    };
+#if MRN_ALLOC_DEBUG
+    _Atomic uint64_t live[MRN_BITMAP_WORDS]; /* bit i: object i is allocated */
+#endif
+} mrn_block;
+
+_Static_assert(sizeof(mrn_block) == MRN_BLOCK_HDR, "the block header is MRN_BLOCK_HDR bytes");
+
+/* The block holding p (p != NULL). p - 1 so that an object aligned to 16 KB or more, which sits a
+ * whole block past its header, still finds it. */
+static inline mrn_block *mrn_block_of(const void *p) {
+    return (mrn_block *)(((uintptr_t)p - 1) & ~(MRN_BLOCK_SIZE - 1));
+}
+
+static inline char *mrn_block_data(mrn_block *b) { return (char *)b + MRN_BLOCK_HDR; }
+
+/* ---- heaps --------------------------------------------------------------------------------------- */
+
+typedef struct mrn_batch {
+    mrn_heap *to;      /* owning heap of the objects, NULL when the slot is unused */
+    void *head, *tail; /* objects linked through their first word */
+    uint32_t n;
+} mrn_batch;
+
+/* LIVE: a thread's; ABANDONED: its thread exited, on the abandoned list; RECLAIMING: off that list
+ * while a thread that flushed frees into it gives its emptied blocks back; LOST: a thread's that
+ * fork did not copy (never adopted). */
+enum { MRN_HEAP_LIVE, MRN_HEAP_ABANDONED, MRN_HEAP_RECLAIMING, MRN_HEAP_LOST, MRN_HEAP_STATES };
+
+struct mrn_heap {
+    mrn_block *active[MRN_NCLASSES]; /* the block each class allocates from (fast path: first) */
+    mrn_block *avail[MRN_NCLASSES];  /* blocks with free objects, besides the active one: head */
+    mrn_block *avail_tail[MRN_NCLASSES]; /* and tail (a queue: see mrn_avail_push) */
+    mrn_batch batch[MRN_BATCHES];    /* this thread's pending frees into other heaps */
+    uint32_t batch_next;             /* round-robin victim when every batch slot is taken */
+    uint32_t batched;                /* objects in batches (flushed in the slow path) */
+    mrn_block *medium[MRN_NMEDIUM][MRN_MEDIUM_KEEP]; /* cached medium mappings */
+    uint8_t nmedium[MRN_NMEDIUM];
+    size_t medium_bytes;
+    _Atomic int state;         /* MRN_HEAP_*, written under the heaps lock */
+    mrn_heap *next_all;        /* every heap ever made (heaps are never unmapped) */
+    mrn_heap *next_abandoned;  /* heaps of exited threads, waiting for a new thread */
+    /* Objects of this heap freed by other threads, linked through their first word: pushed in
+     * batches by any thread, taken all at once by the owner. Its own line: written by others. */
+    _Alignas(64) _Atomic(void *) remote;
+};
+
+/* ---- OS and locks (os.c) ------------------------------------------------------------------------- */
+
+/* A lock for the rare global paths: spins a little, then sleeps on a futex. */
+typedef struct mrn_lock {
+    _Atomic uint32_t word; /* 0 free, 1 held, 2 held with sleepers */
+} mrn_lock;
+#define MRN_LOCK_INIT {0}
+MRN_HIDDEN void mrn_lock_acquire(mrn_lock *l);
+MRN_HIDDEN void mrn_lock_release(mrn_lock *l);
+MRN_HIDDEN void mrn_lock_hold(mrn_lock *l, bool hold); /* acquire (true) or release (false): fork */
+
+/* Anonymous read-write memory of len bytes (a multiple of the page), or NULL (errno ENOMEM). */
+MRN_HIDDEN void *mrn_os_map(size_t len);
+MRN_HIDDEN void mrn_os_unmap(void *p, size_t len);
+/* Gives the pages back to the OS; they read as zero when next touched. */
+MRN_HIDDEN void mrn_os_decommit(void *p, size_t len);
+/* Writes one line "merino: ..." on stderr without allocating (the allocator may be broken). */
+MRN_HIDDEN void mrn_alloc_say(const char *fmt, ...) __attribute__((format(printf, 1, 2), cold));
+#ifdef __cplusplus
+extern "C"
+#endif
+MRN_HIDDEN __attribute__((noreturn, cold, format(printf, 1, 2))) void mrn_alloc_die(const char *fmt, ...);
+
+/* ---- statistics (relaxed counters: none orders anything; they are only summed at exit) --------- */
+
+typedef struct mrn_alloc_stats {
+    _Atomic size_t mapped, mapped_peak;            /* bytes mapped from the OS, now and at most */
+    _Atomic size_t chunks, decommits, recommits;   /* chunk maps; blocks given back; taken again */
+    _Atomic size_t large, large_bytes;             /* uncached large allocations */
+    _Atomic size_t medium_hits, medium_misses;
+    _Atomic size_t remote_frees, remote_flushes;   /* objects freed by other threads; batches */
+    _Atomic size_t heaps, adopted;                 /* heaps made; heaps of exited threads reused */
+    _Atomic size_t block_gets, block_puts;
+} mrn_alloc_stats;
+MRN_HIDDEN extern mrn_alloc_stats mrn_stats;
+#define MRN_STAT_ADD(f, n) atomic_fetch_add_explicit(&mrn_stats.f, (n), memory_order_relaxed)
+MRN_HIDDEN void mrn_stat_mapped(ptrdiff_t delta);
+
+/* ---- the pool of free blocks (pool.c) ------------------------------------------------------------ */
+
+MRN_HIDDEN mrn_block *mrn_pool_get(void);      /* a free block (header zero but for nothing) */
+MRN_HIDDEN void mrn_pool_put(mrn_block *b);    /* an entirely free block back to the pool */
+MRN_HIDDEN void mrn_pool_lock_for_fork(bool lock); /* fork: taken before, released after (both sides) */
+MRN_HIDDEN size_t mrn_pool_blocks(size_t *decommitted);
+
+/* ---- large and medium objects (large.c) ---------------------------------------------------------- */
+
+MRN_HIDDEN void *mrn_large_alloc(mrn_heap *h, size_t size, size_t align, bool zero);
+MRN_HIDDEN void mrn_large_free(mrn_heap *h, mrn_block *b); /* h: the owner (medium) or NULL */
+MRN_HIDDEN void mrn_medium_drop(mrn_heap *h); /* empties a heap's medium cache (to the shared one) */
+MRN_HIDDEN void mrn_medium_lock_for_fork(bool lock);
+
+/* ---- debug checks (debug.c; MRN_ALLOC_DEBUG only) ------------------------------------------------- */
+
+#if MRN_ALLOC_DEBUG
+MRN_HIDDEN void mrn_debug_region(void *start, size_t len, bool add); /* a mapping made or removed */
+MRN_HIDDEN bool mrn_debug_owns(const void *p);                       /* p lies in one of them */
+MRN_HIDDEN void mrn_debug_fork(bool lock);
+#endif
+
+#endif /* MERINO_ALLOC_INTERNAL_H */

@@ -1,0 +1,103 @@
+/* Debug build of the allocator (MERINO_DEBUG): a double free, a free of a pointer it never returned
+ * (stack, static, another allocator's, the middle of an object), a double free of a large object,
+ * each in a child process, must be reported with the address — never corrupt the heap silently.
+ *
+ * The library is built without MERINO_DEBUG in a release build, so this test compiles the
+ * allocator's sources into itself with MERINO_DEBUG=1 (as test_debug_* files are compiled); their
+ * symbols take the place of libmerino.a's allocator, which is then not linked. */
+#include "check.h"
+
+#if defined(NDEBUG) && !defined(MERINO_DEBUG)
+#error "test_debug_alloc.c must be compiled with -UNDEBUG -DMERINO_DEBUG=1"
+#endif
+
+#include "alloc/alloc.c"
+#include "alloc/debug.c"
+#include "alloc/large.c"
+#include "alloc/os.c"
+#include "alloc/pool.c"
+
+static int g_static_object;
+
+static int run_child(const char *name) {
+    char *p = (char *)merino_malloc(40);
+    fprintf(stderr, "object at %p\n", (void *)p);
+    if (strcmp(name, "double_free") == 0) {
+        merino_free(p);
+        merino_free(p);
+    } else if (strcmp(name, "double_free_reused") == 0) {
+        merino_free(p);
+        merino_free(merino_malloc(40)); /* the same object again, freed again */
+        merino_free(p);
+    } else if (strcmp(name, "stack") == 0) {
+        int x;
+        fprintf(stderr, "object at %p\n", (void *)&x);
+        merino_free(&x);
+    } else if (strcmp(name, "static") == 0) {
+        fprintf(stderr, "object at %p\n", (void *)&g_static_object);
+        merino_free(&g_static_object);
+    } else if (strcmp(name, "libc") == 0) {
+        void *m = malloc(100);
+        fprintf(stderr, "object at %p\n", m);
+        merino_free(m);
+    } else if (strcmp(name, "interior") == 0) {
+        fprintf(stderr, "object at %p\n", (void *)(p + 8));
+        merino_free(p + 8);
+    } else if (strcmp(name, "large_double") == 0) {
+        void *l = merino_malloc(4 << 20); /* large: unmapped when freed */
+        fprintf(stderr, "object at %p\n", l);
+        merino_free(l);
+        merino_free(l);
+    } else if (strcmp(name, "medium_double") == 0) {
+        void *l = merino_malloc(20000);
+        fprintf(stderr, "object at %p\n", l);
+        merino_free(l);
+        merino_free(l);
+    } else if (strcmp(name, "fine") == 0) {
+        merino_free(p);
+        void *a = merino_aligned_alloc(256, 100);
+        merino_free(a);
+        return 0;
+    }
+    return 77; /* survived: the misuse went unnoticed */
+}
+
+/* The last "object at 0x..." line of the child's stderr: the address the report must name. */
+static const char *last_address(const char *err, char *buf, size_t n) {
+    const char *at = NULL;
+    for (const char *s = strstr(err, "object at "); s; s = strstr(s + 1, "object at ")) at = s + 10;
+    CHECK(at != NULL);
+    size_t len = strcspn(at, "\n");
+    if (len >= n) len = n - 1;
+    memcpy(buf, at, len);
+    buf[len] = 0;
+    return buf;
+}
+
+int main(int argc, char **argv) {
+    const char *child = check_child_name(argc, argv);
+    if (child) return run_child(child);
+    static const struct {
+        const char *name, *says;
+    } cases[] = {
+        {"double_free", "double free"},   {"double_free_reused", "double free"},
+        {"stack", "not a pointer"},       {"static", "not a pointer"},
+        {"libc", "not a pointer"},        {"interior", "not the start of an object"},
+        {"large_double", "not a pointer"}, {"medium_double", "double free"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        check_child c = check_run_child(cases[i].name, NULL, 30);
+        check_set_context("child %s", cases[i].name);
+        CHECK_CHILD(c, c.signaled && c.sig == SIGABRT);
+        CHECK_STR_CONTAINS(c.err, cases[i].says);
+        char addr[64];
+        CHECK_STR_CONTAINS(c.err, last_address(c.err, addr, sizeof addr));
+        check_child_free(&c);
+    }
+    check_set_context(NULL);
+    check_child c = check_run_child("fine", NULL, 30);
+    CHECK_CHILD(c, c.exited && c.code == 0);
+    check_child_free(&c);
+    printf("test_debug_alloc: %zu kinds of misuse reported with their address\n", sizeof cases / sizeof cases[0]);
+    return 0;
+}
