@@ -89,9 +89,9 @@ stress: configure
 	$(BUILD)/tests/merino_stress --duration $(DURATION) --log $(STRESS_LOG) \
 	    $(if $(STRESS_PAUSE),--pause-while $(STRESS_PAUSE)) $(STRESS_ARGS)
 
-# Builds only what it installs (the library), not the tests and benchmarks.
+# Builds only what it installs (the libraries), not the tests and benchmarks.
 install: configure
-	$(CMAKE) --build $(BUILD) --parallel $(JOBS) --target merino_static merino_shared
+	$(CMAKE) --build $(BUILD) --parallel $(JOBS) --target merino_static merino_shared merino_malloc
 	$(CMAKE) --install $(BUILD) --prefix $(PREFIX)
 
 # Sanitizer builds: optimized with debug info, no benchmarks. Every test runs in them, the stress
