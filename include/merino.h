@@ -297,14 +297,19 @@ extern struct merino_SPAWN_CALL_and_JOIN_are_only_for_use_inside_a_task_body mer
 #define MERINO_VOID_TASK_IMPL_15(...) MERINO__TOO_MANY
 #define MERINO_VOID_TASK_IMPL_16(...) MERINO__TOO_MANY
 
+/* The three work on the thread's next free descriptor, merino__next, which the compiler keeps in a
+ * register between calls. `sizeof(merino__top)` costs nothing and only checks that they are used
+ * inside a task body (outside, merino__top is the incomplete struct declared above). */
 /** Inside a task body: make NAME(args) available to other workers; join it later with MERINO_JOIN. */
 #define MERINO_SPAWN(...)                                                                          \
-    (MERINO__CAT(MERINO__HEAD(__VA_ARGS__), _merino_spawn)(merino__top MERINO__REST(__VA_ARGS__)), \
-     (void)merino__top++)
+    ((void)sizeof(merino__top),                                                                   \
+     MERINO__CAT(MERINO__HEAD(__VA_ARGS__), _merino_spawn)(merino__next MERINO__REST(__VA_ARGS__)))
 /** Inside a task body: call task NAME directly (no task is created). */
-#define MERINO_CALL(...) MERINO__CAT(MERINO__HEAD(__VA_ARGS__), _merino_call)(merino__top MERINO__REST(__VA_ARGS__))
+#define MERINO_CALL(...)                                                                           \
+    ((void)sizeof(merino__top),                                                                   \
+     MERINO__CAT(MERINO__HEAD(__VA_ARGS__), _merino_call)(merino__next MERINO__REST(__VA_ARGS__)))
 /** Inside a task body: the result of the most recent un-joined MERINO_SPAWN, which must be of NAME. */
-#define MERINO_JOIN(NAME) NAME##_merino_join(--merino__top)
+#define MERINO_JOIN(NAME) ((void)sizeof(merino__top), NAME##_merino_join(merino__next - 1))
 /** Anywhere: run task NAME(args) and return its result. On a worker (whatever called the code) it
  *  is a call whose spawns other workers may take; from another thread the calling thread runs it
  *  with the pool's help, starting a default pool if none is running. */

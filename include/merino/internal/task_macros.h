@@ -5,8 +5,9 @@
  * For a task NAME, the declaration half (MERINO__DECLARE) makes:
  *   NAME_merino_args   the arguments, as a struct stored in the descriptor's payload;
  *   NAME_merino_frame  a union of the arguments and the result;
- *   NAME_merino_body   the body's prototype: merino__top (the next free descriptor), then the
- *                      user's parameters;
+ *   NAME_merino_body   the body's prototype: merino__top (the next free descriptor when the body
+ *                      was called; MERINO_SPAWN, CALL and JOIN check it is in scope, so that they
+ *                      are used in task bodies only), then the user's parameters;
  *   NAME_merino_wrap   the prototype of the wrapper a thief calls;
  *   NAME_merino_spawn, _join, _call, _run   the inline code the public macros expand to.
  * The definition half (MERINO__DEFINE) defines the wrapper, then opens the body's definition: the

@@ -84,11 +84,10 @@ typedef void (*merino__wrap_fn)(merino__task *top, merino__task *t);
 /* This thread's worker record, or NULL on a thread that is not in the pool. */
 extern MERINO_API __thread merino__worker *merino__self __attribute__((tls_model("initial-exec")));
 
-/* merino__next: this thread's next free descriptor, kept current by every spawn and join, or NULL
- * on a thread that is not in the pool. Task bodies carry their own copy in a register
- * (merino__top) and pass it to what they call directly; this copy lets any other code on the
- * worker — a plain function a task body calls, C++ fork_join, MERINO_RUN — spawn above the live
- * descriptors.
+/* merino__next: this thread's next free descriptor, or NULL on a thread that is not in the pool.
+ * Every spawn and join reads it and stores it back (the compiler keeps it in a register between
+ * calls), so any code on the worker — a task body, a plain function it calls, C++ fork_join,
+ * MERINO_RUN — spawns above the live descriptors.
  *
  * The two words every spawn and join compare against live in the worker thread's own storage:
  *   merino__limit  spawns at or above it take the slow path: the end of the stack, or 0 when a
