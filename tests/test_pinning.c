@@ -77,18 +77,27 @@ static void run_pool(unsigned workers, int pin) {
     CHECK_EQ_INT(merino_stop(), 0);
 }
 
-/* Pool thread i (worker i >= 1) is bound to the (i mod CPUs)-th CPU of mask, and to nothing else;
- * worker 0, the caller slot, runs on the thread that called MERINO_RUN, whose mask merino leaves
- * as it is. */
+/* Pool thread i (worker i >= 1) is bound to one CPU of mask and to nothing else: the CPUs of the
+ * mask in order, round robin, starting after the one the starting thread ran on — so pool thread
+ * i and pool thread i + CPUs share a CPU, and the first CPUs - 1 pool threads have distinct CPUs,
+ * none of them the one the round starts from. Worker 0, the caller slot, runs on the thread that
+ * called MERINO_RUN, whose mask merino leaves as it is. */
 static void expect_bound(unsigned workers, const cpu_set_t *mask) {
     int ncpus = CPU_COUNT(mask);
     CHECK_MSG(CPU_EQUAL(&g_seen_mask[0], &g_mask), "worker 0 (the caller's thread) may run on %d CPUs; "
               "merino should not have changed its mask (%d CPUs)", CPU_COUNT(&g_seen_mask[0]), g_ncpus);
+    int start = -1; /* the position in mask of the CPU the round starts from */
     for (unsigned i = 1; i < workers; i++) {
-        int cpu = nth_cpu(mask, (int)(i % (unsigned)ncpus));
-        CHECK_MSG(CPU_COUNT(&g_seen_mask[i]) == 1 && CPU_ISSET(cpu, &g_seen_mask[i]),
-                  "worker %u of %u may run on %d CPUs; it should be bound to CPU %d", i, workers,
-                  CPU_COUNT(&g_seen_mask[i]), cpu);
+        CHECK_MSG(CPU_COUNT(&g_seen_mask[i]) == 1, "worker %u of %u may run on %d CPUs; it should be "
+                  "bound to one", i, workers, CPU_COUNT(&g_seen_mask[i]));
+        int pos = -1;
+        for (int k = 0; k < ncpus; k++)
+            if (CPU_ISSET(nth_cpu(mask, k), &g_seen_mask[i])) pos = k;
+        CHECK_MSG(pos >= 0, "worker %u of %u is bound to a CPU outside the mask", i, workers);
+        if (start < 0) start = ((pos - 1) % ncpus + ncpus) % ncpus;
+        int want = (int)((unsigned)start + i) % ncpus;
+        CHECK_MSG(pos == want, "worker %u of %u is bound to the %d-th CPU of the mask; the round "
+                  "robin from the %d-th says the %d-th", i, workers, pos, start, want);
     }
 }
 

@@ -110,6 +110,7 @@ int mrn_resolve_config(const merino_config *cfg, mrn_settings *out) {
     size_t *stack_tasks = &out->stack_tasks;
 
     mrn_read_cpu_budget(&out->budget);
+    out->first_cpu = sched_getcpu();
     unsigned cpus = mrn_cpu_budget_count(&out->budget);
     if (cpus > MERINO_MAX_WORKERS) cpus = MERINO_MAX_WORKERS;
 

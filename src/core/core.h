@@ -87,8 +87,9 @@ typedef struct mrn_settings {
     unsigned workers;     /* worker records: the caller slot and workers - 1 pool threads */
     size_t stack_tasks;
     size_t c_stack_bytes; /* C stack of each pool thread */
-    bool pin;             /* bind pool thread i to the (i mod ncpus)-th CPU of the budget's mask */
+    bool pin;             /* bind pool thread i to a CPU of the budget's mask (place.c) */
     mrn_cpu_budget budget;
+    int first_cpu;        /* where the mask's CPUs are counted from: the starting thread's CPU */
 } mrn_settings;
 
 typedef struct mrn_pool {

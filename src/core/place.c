@@ -9,14 +9,20 @@
  * could have stolen runs on the busy one instead (docs/architecture.md, "Where workers run"). */
 #include "core.h"
 
-/* The CPU worker `index` binds to: the (index mod ncpus)-th CPU of the caller's mask, in order
- * (round robin), or -1 when the pool does not bind its workers. */
+/* The CPU pool thread `index` binds to, or -1 when the pool does not bind its threads. The CPUs of
+ * the mask are taken in order starting from the one the starting thread runs on, round robin:
+ * record 0, the caller slot, runs on the thread that calls in — usually the one that started the
+ * pool, which stays where it runs — so pool thread i gets the i-th CPU after it, and none of them
+ * is bound where the caller is. */
 int mrn_worker_cpu(const mrn_settings *set, unsigned index) {
     if (!set->pin || index == 0) return -1; /* record 0 is the caller slot: the caller's thread */
-    unsigned k = index % set->budget.ncpus;
-    for (int c = 0; c < CPU_SETSIZE; c++)
-        if (CPU_ISSET(c, &set->budget.cpus) && k-- == 0) return c;
-    return -1; /* not reached: ncpus counts the CPUs of the mask */
+    int cpus[CPU_SETSIZE], n = 0, first = 0;
+    for (int c = 0; c < CPU_SETSIZE; c++) {
+        if (!CPU_ISSET(c, &set->budget.cpus)) continue;
+        if (c == set->first_cpu) first = n;
+        cpus[n++] = c;
+    }
+    return n ? cpus[(first + index) % (unsigned)n] : -1;
 }
 
 /* Binds the calling worker thread to its CPU, if it has one; if the kernel refuses (the CPU left
