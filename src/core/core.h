@@ -52,7 +52,6 @@ typedef struct mrn_worker {
     _Alignas(MRN_CACHE_LINE) merino__task *bot; /* atomic */
     uintptr_t *limit_p, *split_p; /* atomic: the occupying thread's merino__limit, merino__split */
     uint32_t occupied; /* atomic: a thread runs on this record (always, for a pool thread) */
-    uint32_t visitors; /* atomic: thieves storing through limit_p / split_p (caller slot only) */
 
     /* Owner only. */
     _Alignas(MRN_CACHE_LINE) merino__task *private_from; /* the owner's split (owner.c) */
@@ -65,6 +64,8 @@ typedef struct mrn_worker {
     uint64_t public_mark; /* public mode: when the last public task of the run began (ns) */
     uint64_t steals, leapfrogs, publishes, privatizations; /* merino__count; stats.c */
     uint64_t rng;
+    uint32_t asking;  /* atomic: this worker, as a thief, may be storing a request into the caller
+                         slot's words (thief.c); read by a thread that leaves them for good */
     size_t map_bytes; /* the mapping that holds the task stack */
     uint32_t ready;   /* atomic: a pool thread has set up its thread-local words */
     pthread_t thread;
@@ -97,6 +98,8 @@ typedef struct mrn_pool {
     unsigned count;
     size_t stack_tasks;
     size_t c_stack_bytes;
+    bool fence_requests;  /* no process-wide barrier (mrn_barrier_all): requests to the caller
+                             slot fence themselves (thief.c) */
 
     _Alignas(MRN_CACHE_LINE) mrn_job *jobs; /* atomic: Treiber stack of handed-over tasks */
     _Alignas(MRN_CACHE_LINE) uint32_t active; /* atomic: tasks run from outside, not finished */
@@ -142,6 +145,7 @@ void mrn_sources_init(void);
 /* thief.c */
 bool mrn_steal(mrn_worker *self, mrn_worker *victim, merino__task *top);
 mrn_worker *mrn_pick_victim(mrn_worker *self);
+void mrn_wait_no_asking(mrn_pool *p);
 
 /* jobs.c */
 void mrn_push_job(mrn_job *job);
@@ -167,5 +171,6 @@ int mrn_resolve_config(const merino_config *cfg, mrn_settings *out);
 
 /* pool.c */
 int mrn_start_default(void);
+void mrn_with_pool_locked(void (*fn)(mrn_pool *p));
 
 #endif

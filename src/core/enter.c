@@ -38,8 +38,32 @@ static void mrn_wait_for_slot(void) {
     }
 }
 
+/* ---- a thread that has occupied the slot exits ------------------------------------------------------ */
+
+/* Thieves may have read this thread's word pointers while it occupied the slot, and store through
+ * them a little later (thief.c, mrn_request_public): before the thread's storage goes away, every
+ * thread executes a barrier, then we wait until no thief is asking. Under the lifecycle lock
+ * (pool.c), so that the records stay; with no pool, no thief is left. */
+static void mrn_leave_for_good(void *unused) {
+    (void)unused;
+    mrn_with_pool_locked(mrn_wait_no_asking);
+}
+
+static pthread_key_t mrn_exit_key;
+static pthread_once_t mrn_exit_key_once = PTHREAD_ONCE_INIT;
+static void mrn_make_exit_key(void) { (void)pthread_key_create(&mrn_exit_key, mrn_leave_for_good); }
+
+/* Once per thread that occupies the slot: its exit will run mrn_leave_for_good. */
+static __thread bool mrn_exit_registered;
+static void mrn_register_exit(void) {
+    mrn_exit_registered = true;
+    pthread_once(&mrn_exit_key_once, mrn_make_exit_key);
+    (void)pthread_setspecific(mrn_exit_key, (void *)1); /* non-NULL: the destructor runs */
+}
+
 /* Runs the root task t in the caller slot w on this thread, which becomes a worker meanwhile. */
 static void mrn_run_in_slot(mrn_pool *p, mrn_worker *w, merino__task *t, merino__wrap_fn wrap) {
+    if (MRN_UNLIKELY(!mrn_exit_registered)) mrn_register_exit();
     merino__self = &w->pub;
     merino__next = w->pub.base;
     w->private_from = w->floor = w->pub.base;
@@ -57,10 +81,9 @@ static void mrn_run_in_slot(mrn_pool *p, mrn_worker *w, merino__task *t, merino_
 
     wrap(w->pub.base, t);
 
-    /* seq_cst: pairs with the thieves' visitors increment and occupied load (thief.c): after
-     * this, no thief stores into this thread's words */
-    __atomic_store_n(&w->occupied, 0, __ATOMIC_SEQ_CST);
-    while (__atomic_load_n(&w->visitors, __ATOMIC_SEQ_CST) != 0) mrn_cpu_relax();
+    /* relaxed: thieves that still see 1 may store a request into this thread's words, harmless
+     * while it lives; at its exit it waits for them (mrn_leave_for_good) */
+    __atomic_store_n(&w->occupied, 0, __ATOMIC_RELAXED);
     w->public_left = 0;
     merino__self = NULL;
     merino__next = NULL;

@@ -117,6 +117,7 @@ static int mrn_start_locked(const merino_config *cfg) {
     __atomic_store_n(&p->left, 0, __ATOMIC_RELAXED);
     p->stack_tasks = set.stack_tasks;
     p->c_stack_bytes = set.c_stack_bytes;
+    p->fence_requests = !mrn_have_barrier_all(); /* registers for the barrier before any thread */
     p->workers = calloc(n, sizeof *p->workers);
     if (!p->workers) goto out_of_memory;
     for (unsigned i = 0; i < n; i++) {
@@ -189,6 +190,13 @@ static int mrn_start(const merino_config *cfg, bool if_needed) {
 }
 
 int merino_start(const merino_config *cfg) { return mrn_start(cfg, false); }
+
+/* Calls fn on the pool's records, if there are any, while no start or stop can change them. */
+void mrn_with_pool_locked(void (*fn)(mrn_pool *p)) {
+    pthread_mutex_lock(&mrn_lifecycle);
+    if (mrn_the_pool.workers) fn(&mrn_the_pool);
+    pthread_mutex_unlock(&mrn_lifecycle);
+}
 int merino_ensure_started(const merino_config *cfg) { return mrn_start(cfg, true); }
 int mrn_start_default(void) { return mrn_start(NULL, true); }
 

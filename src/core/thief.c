@@ -9,7 +9,7 @@ static inline bool mrn_is_private(uintptr_t s) { return s >= MERINO__TASK_MIN &&
 
 /* ---- one steal attempt -------------------------------------------------------------------------- */
 
-static void mrn_request_public(mrn_worker *victim);
+static void mrn_request_public(mrn_worker *self, mrn_worker *victim);
 
 /* One steal attempt from victim's bottom task; on success runs it on self's stack at top. */
 bool mrn_steal(mrn_worker *self, mrn_worker *victim, merino__task *top) {
@@ -22,7 +22,7 @@ bool mrn_steal(mrn_worker *self, mrn_worker *victim, merino__task *top) {
     if (!mrn_is_public(s)) {
         /* Nothing to take at bot (a private task, or none yet): ask, so that the victim's next
          * spawn or join makes work public for us. */
-        mrn_request_public(victim);
+        mrn_request_public(self, victim);
         return false;
     }
     /* acquire: pairs with the release store that made the task public (spawn, publish or a
@@ -45,7 +45,7 @@ bool mrn_steal(mrn_worker *self, mrn_worker *victim, merino__task *top) {
     __atomic_store_n(&victim->bot, t + 1, __ATOMIC_RELAXED);
     /* Trip-wire: we took the highest public task; ask for more before the victim's public part
      * runs dry. (t + 1 may be the sentinel past the end, which stays EMPTY.) */
-    if (mrn_is_private(__atomic_load_n(&t[1].state, __ATOMIC_RELAXED))) mrn_request_public(victim);
+    if (mrn_is_private(__atomic_load_n(&t[1].state, __ATOMIC_RELAXED))) mrn_request_public(self, victim);
 
     merino__count(&self->steals);
     merino__task *floor = self->floor;
@@ -71,6 +71,16 @@ mrn_worker *mrn_pick_victim(mrn_worker *w) {
     return mrn_the_pool.workers[v];
 }
 
+/* A thread that occupied the caller slot exits: after a barrier on every thread, wait until no
+ * thief is storing a request into its words (see mrn_request_public). */
+void mrn_wait_no_asking(mrn_pool *p) {
+    mrn_barrier_all();
+    unsigned n = __atomic_load_n(&p->count, __ATOMIC_RELAXED);
+    for (unsigned i = 0; i < n; i++)
+        /* acquire: pairs with the thief's release store of 0: its stores are done */
+        while (__atomic_load_n(&p->workers[i]->asking, __ATOMIC_ACQUIRE)) mrn_cpu_relax();
+}
+
 /* ---- the request for public tasks --------------------------------------------------------------- */
 
 static void mrn_store_request(mrn_worker *victim) {
@@ -84,17 +94,22 @@ static void mrn_store_request(mrn_worker *victim) {
 
 /* Asks the victim to make more of its tasks public: the owner sees it at its next spawn or join.
  * The words are in the owner thread's own storage. A pool thread's stay until the pool stops;
- * the caller slot's belong to whichever thread occupies it, which may leave and exit, so there
- * the thief first counts itself a visitor and checks that the slot is occupied. */
-static void mrn_request_public(mrn_worker *victim) {
+ * the caller slot's belong to whichever thread occupies it, which may leave and exit. So the
+ * thief first says it is asking, then checks that the slot is occupied; a thread that leaves the
+ * slot for good (at its exit, enter.c) makes every thread execute a barrier (mrn_barrier_all)
+ * and then waits until no thief is asking: either the thief sees the slot empty, or the leaving
+ * thread sees the thief and waits for its stores. The thief's side costs no fence. */
+static void mrn_request_public(mrn_worker *self, mrn_worker *victim) {
     if (!victim->caller_slot) {
         mrn_store_request(victim);
         return;
     }
-    /* seq_cst, with the occupant's store of occupied = 0 and its load of visitors (enter.c): either
-     * we see that it left, or it sees us and waits until we are done with its words; acquire (part
-     * of seq_cst) also makes the pointers it stored before occupied = 1 visible */
-    __atomic_fetch_add(&victim->visitors, 1, __ATOMIC_SEQ_CST);
-    if (__atomic_load_n(&victim->occupied, __ATOMIC_SEQ_CST)) mrn_store_request(victim);
-    __atomic_fetch_sub(&victim->visitors, 1, __ATOMIC_RELEASE); /* release: our stores are done */
+    __atomic_store_n(&self->asking, 1, __ATOMIC_RELAXED); /* ordered by the leaver's barrier */
+    if (MRN_UNLIKELY(mrn_the_pool.fence_requests))
+        __atomic_thread_fence(__ATOMIC_SEQ_CST); /* no barrier_all: fence this side too */
+    else
+        __atomic_signal_fence(__ATOMIC_SEQ_CST); /* the compiler keeps the store before the load */
+    /* acquire: the occupant's pointers, stored before its release store of occupied = 1 */
+    if (__atomic_load_n(&victim->occupied, __ATOMIC_ACQUIRE)) mrn_store_request(victim);
+    __atomic_store_n(&self->asking, 0, __ATOMIC_RELEASE); /* release: our stores are done */
 }

@@ -37,6 +37,12 @@ void mrn_futex_wait_ns(uint32_t *word, uint32_t expected, uint64_t timeout_ns);
 /* Wakes up to count threads sleeping on word. */
 void mrn_futex_wake(uint32_t *word, int count);
 
+/* The rare side of an asymmetric barrier: every other running thread of the process executes a
+ * full memory barrier (membarrier(2)) before this returns. mrn_have_barrier_all() is false where
+ * the kernel refuses it: then this is only a fence, and the frequent side must fence too. */
+void mrn_barrier_all(void);
+bool mrn_have_barrier_all(void);
+
 /* Monotonic nanoseconds (a vDSO call, about 20 ns). */
 uint64_t mrn_clock_ns(void);
 
