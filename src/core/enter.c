@@ -74,8 +74,10 @@ static void mrn_run_in_slot(mrn_pool *p, mrn_worker *w, merino__task *t, merino_
     /* The region's first spawns are public when other workers may be idle, so that they can be
      * taken at once, not at our next spawn or join — a whole leaf later. */
     if (p->count > 1) mrn_enter_public(w);
-    w->limit_p = &merino__limit;
-    w->split_p = &merino__split;
+    /* relaxed: published by the release store of occupied below; atomic because a thief that saw
+     * the last occupant may still be reading the old pointers */
+    __atomic_store_n(&w->limit_p, &merino__limit, __ATOMIC_RELAXED);
+    __atomic_store_n(&w->split_p, &merino__split, __ATOMIC_RELAXED);
     __atomic_store_n(&w->occupied, 1, __ATOMIC_RELEASE); /* release: the pointers above */
     mrn_wake_all(); /* our tasks are there to steal */
 

@@ -12,8 +12,8 @@ static void mrn_bind_thread(mrn_worker *w) {
     /* relaxed: no thief reads them before the release store of ready / occupied */
     __atomic_store_n(&merino__limit, (uintptr_t)w->pub.end, __ATOMIC_RELAXED);
     __atomic_store_n(&merino__split, (uintptr_t)w->pub.base, __ATOMIC_RELAXED); /* all private */
-    w->limit_p = &merino__limit;
-    w->split_p = &merino__split;
+    __atomic_store_n(&w->limit_p, &merino__limit, __ATOMIC_RELAXED); /* published by ready */
+    __atomic_store_n(&w->split_p, &merino__split, __ATOMIC_RELAXED);
     __atomic_store_n(&w->occupied, 1, __ATOMIC_RELAXED); /* published by ready's release */
 }
 
