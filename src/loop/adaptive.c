@@ -1,10 +1,9 @@
 /* adaptive.c — lazy binary splitting (the adaptive and auto schedules; Tzannes et al., PPoPP
  * 2010): a worker runs its range in chunks, one after another, and splits off the back half as a
- * task only when another worker wants work. Between chunks it reads one thread-local word that
- * the core's thieves already write when they find nothing to steal: merino__limit is 0 when a
- * thief asked this worker for public tasks, or while the worker spawns public after such a
- * request (public mode; src/core/owner.c). So a loop that nobody helps costs a load and a compare
- * per chunk, no atomic read-modify-write, and its body sees long sub-ranges.
+ * task only when another worker wants work (mrn_loop_wanted: a thief's request is pending, or the
+ * worker is in public mode and none of its public tasks is left for thieves). So a loop that
+ * nobody helps costs a few loads and compares per chunk, no atomic read-modify-write, and its body
+ * sees long sub-ranges; a loop that is helped splits once per hungry thief, not at every chunk.
  *
  * Chunks start at L->chunk units and double while a chunk takes less than half of
  * MRN_LOOP_CHUNK_NS (halving when one takes more than twice that): short bodies get long
@@ -15,8 +14,7 @@ MERINO_VOID_TASK_4(mrn_adapt, mrn_loop *, L, uint64_t, a, uint64_t, b, void *, a
     uint64_t grain = L->chunk, chunk = grain;
     uint64_t t0 = mrn_clock_ns();
     while (a < b && !mrn_loop_cut(L)) {
-        /* relaxed (inside merino__load_limit): a thief's hint, no data attached */
-        if (MRN_UNLIKELY(merino__load_limit() == 0) && b - a >= 2 * grain) {
+        if (MRN_UNLIKELY(mrn_loop_wanted()) && b - a >= 2 * grain) {
             /* Asked: give away the back half (the spawn publishes it), go on with the front. The
              * halves are folded in iteration order: ours, then the back half. */
             uint64_t mid = a + (b - a) / 2;

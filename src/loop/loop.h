@@ -117,6 +117,19 @@ static inline uint64_t mrn_chunk_next(uint64_t chunk, uint64_t took, uint64_t gr
     return chunk;
 }
 
+/* Whether other workers want part of the range this worker runs: a thief's request is pending
+ * (split all ones: src/core/thief.c), or the worker is in public mode (limit 0: src/core/owner.c),
+ * where thieves do not ask, and none of its public tasks is left for them (bot has reached top).
+ * limit 0 alone is not enough: public mode lasts while the worker's tasks are long, and a loop that
+ * split at every chunk of it would cut its range into grains. */
+static inline bool mrn_loop_wanted(void) {
+    /* relaxed: the owner's words and a thief's hints; no data attached */
+    if (__atomic_load_n(&merino__split, __ATOMIC_RELAXED) == UINTPTR_MAX) return true;
+    if (__atomic_load_n(&merino__limit, __ATOMIC_RELAXED) != 0) return false;
+    /* relaxed: bot moves up as thieves take our public tasks; a hint */
+    return __atomic_load_n(&mrn_self()->bot, __ATOMIC_RELAXED) >= merino__next;
+}
+
 /* adaptive.c: the units [a, b) with lazy splitting, folded into acc. */
 void mrn_loop_adaptive(mrn_loop *L, uint64_t a, uint64_t b, void *acc);
 /* shares.c: the units with one share per participant (L->parts), folded into acc. */
