@@ -2,8 +2,10 @@
 #include "core.h"
 
 MERINO_API __thread merino__worker *merino__self __attribute__((tls_model("initial-exec")));
-MERINO_API __thread merino__task *merino__next __attribute__((tls_model("initial-exec")));
-MERINO_API __thread uintptr_t merino__limit __attribute__((tls_model("initial-exec")));
+/* merino__next and merino__limit (with merino__split) start cache lines of their own: the owner
+ * writes the first at every spawn and join, thieves write the others (see task_stack.h). */
+MERINO_API __thread merino__task *merino__next __attribute__((tls_model("initial-exec"), aligned(64)));
+MERINO_API __thread uintptr_t merino__limit __attribute__((tls_model("initial-exec"), aligned(64)));
 MERINO_API __thread uintptr_t merino__split __attribute__((tls_model("initial-exec")));
 
 mrn_pool mrn_the_pool;

@@ -102,9 +102,11 @@ extern MERINO_API __thread merino__worker *merino__self __attribute__((tls_model
 #if defined(__x86_64__) && (defined(__PIE__) || !defined(__PIC__)) && !defined(MERINO__TSAN) && \
     !defined(MERINO__BUILDING)
 #define MERINO__TLS_DIRECT 1
-__attribute__((weak)) __thread uintptr_t merino__limit;
+/* Aligned so that thieves' requests (stores into limit and split, and the peek before them) and
+ * the owner's store of merino__next at every spawn and join are on different cache lines. */
+__attribute__((weak, aligned(64))) __thread uintptr_t merino__limit;
 __attribute__((weak)) __thread uintptr_t merino__split;
-__attribute__((weak)) __thread merino__task *merino__next; /* stored with one fs-relative mov */
+__attribute__((weak, aligned(64))) __thread merino__task *merino__next; /* one fs-relative mov */
 static inline uintptr_t merino__load_limit(void) {
     uintptr_t v;
     __asm__ volatile("movq %%fs:merino__limit@tpoff, %0" : "=r"(v)); /* volatile: read at every use */
