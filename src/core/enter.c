@@ -86,7 +86,6 @@ static void mrn_run_in_slot(mrn_pool *p, mrn_worker *w, merino__task *t, merino_
     /* relaxed: thieves that still see 1 may store a request into this thread's words, harmless
      * while it lives; at its exit it waits for them (mrn_leave_for_good) */
     __atomic_store_n(&w->occupied, 0, __ATOMIC_RELAXED);
-    w->public_left = 0;
     merino__self = NULL;
     merino__next = NULL;
 }
@@ -130,13 +129,11 @@ __attribute__((noinline, cold)) static void mrn_run_external_slow(merino__task *
                       why);
         }
     }
-    if (mrn_try_take_slot()) {
-        mrn_run_in_slot(p, p->workers[0], t, wrap);
-        mrn_release_slot();
-    } else if (p->count > 1) {
+    bool in_slot = mrn_try_take_slot();
+    if (!in_slot && p->count > 1) {
         mrn_hand_over(t, wrap);
     } else {
-        mrn_wait_for_slot();
+        if (!in_slot) mrn_wait_for_slot(); /* no pool thread to hand it to */
         mrn_run_in_slot(p, p->workers[0], t, wrap);
         mrn_release_slot();
     }

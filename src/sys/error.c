@@ -43,7 +43,7 @@ static void mrn_print(void) {
     fflush(stderr);
 }
 
-void mrn_verror(const char *fmt, va_list ap) {
+static void mrn_verror(const char *fmt, va_list ap) {
     mrn_format(fmt, ap);
     if (mrn_quiet) return;
     pthread_mutex_lock(&mrn_handler_lock);

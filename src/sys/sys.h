@@ -32,8 +32,6 @@ static inline void mrn_cpu_relax(void) {
 
 /* Sleeps while *word == expected (returns at once otherwise; may return spuriously). */
 void mrn_futex_wait(uint32_t *word, uint32_t expected);
-/* As mrn_futex_wait, for at most timeout_ns nanoseconds. */
-void mrn_futex_wait_ns(uint32_t *word, uint32_t expected, uint64_t timeout_ns);
 /* Wakes up to count threads sleeping on word. */
 void mrn_futex_wake(uint32_t *word, int count);
 
@@ -52,7 +50,6 @@ uint64_t mrn_clock_ns(void);
  * handler set with merino_set_error_handler, else printed on stderr — unless the calling thread is
  * quiet (mrn_error_quiet). */
 void mrn_error(const char *fmt, ...) __attribute__((format(printf, 1, 2), cold));
-void mrn_verror(const char *fmt, va_list ap) __attribute__((cold));
 /* Reports like mrn_error, always on stderr too, and aborts: for misuse the program cannot go on
  * from (a task stack overflow, a join with no spawn). */
 __attribute__((noreturn, cold, format(printf, 1, 2))) void mrn_fatal(const char *fmt, ...);
