@@ -96,8 +96,9 @@ extern MERINO_API __thread merino__worker *merino__self __attribute__((tls_model
  *                  private descriptors, or all ones when a thief asks.
  * Both are atomic: the owner reads them relaxed here, thieves store into them through pointers.
  * In an executable (PIE or not) on x86-64, the header defines the three (weak: one per program),
- * so that each access is one fs-relative mov (a relaxed atomic load of an aligned word on x86-64)
- * with no register holding the variable's offset; in a shared object, and under
+ * so that each access is one fs-relative instruction (a relaxed atomic access to an aligned word
+ * on x86-64) with no register holding the variable's offset — the bound checks compare against
+ * the word in memory, one instruction instead of a load and a compare; in a shared object, and under
  * ThreadSanitizer, they are the runtime's, declared initial-exec. */
 #if defined(__x86_64__) && (defined(__PIE__) || !defined(__PIC__)) && !defined(MERINO__TSAN) && \
     !defined(MERINO__BUILDING)
@@ -107,22 +108,28 @@ extern MERINO_API __thread merino__worker *merino__self __attribute__((tls_model
 __attribute__((weak, aligned(64))) __thread uintptr_t merino__limit;
 __attribute__((weak)) __thread uintptr_t merino__split;
 __attribute__((weak, aligned(64))) __thread merino__task *merino__next; /* one fs-relative mov */
-static inline uintptr_t merino__load_limit(void) {
-    uintptr_t v;
-    __asm__ volatile("movq %%fs:merino__limit@tpoff, %0" : "=r"(v)); /* volatile: read at every use */
-    return v;
+/* addr >= limit (>= split): one compare with the fs-relative word as its operand, whose flags the
+ * branch uses directly; volatile: the word is read at every use (thieves store into it). */
+static inline int merino__at_limit(uintptr_t addr) {
+    int ae;
+    __asm__ volatile("cmpq %%fs:merino__limit@tpoff, %1" : "=@ccae"(ae) : "r"(addr));
+    return ae;
 }
-static inline uintptr_t merino__load_split(void) {
-    uintptr_t v;
-    __asm__ volatile("movq %%fs:merino__split@tpoff, %0" : "=r"(v)); /* volatile: read at every use */
-    return v;
+static inline int merino__at_split(uintptr_t addr) {
+    int ae;
+    __asm__ volatile("cmpq %%fs:merino__split@tpoff, %1" : "=@ccae"(ae) : "r"(addr));
+    return ae;
 }
 #else
 extern MERINO_API __thread merino__task *merino__next __attribute__((tls_model("initial-exec")));
 extern MERINO_API __thread uintptr_t merino__limit __attribute__((tls_model("initial-exec")));
 extern MERINO_API __thread uintptr_t merino__split __attribute__((tls_model("initial-exec")));
-static inline uintptr_t merino__load_limit(void) { return __atomic_load_n(&merino__limit, __ATOMIC_RELAXED); }
-static inline uintptr_t merino__load_split(void) { return __atomic_load_n(&merino__split, __ATOMIC_RELAXED); }
+static inline int merino__at_limit(uintptr_t addr) {
+    return addr >= __atomic_load_n(&merino__limit, __ATOMIC_RELAXED);
+}
+static inline int merino__at_split(uintptr_t addr) {
+    return addr >= __atomic_load_n(&merino__split, __ATOMIC_RELAXED);
+}
 #endif
 
 /* ---- out-of-line parts of the runtime (src/core) ------------------------------------------------ */
@@ -162,7 +169,7 @@ static inline void merino__spawn(merino__task *t, uintptr_t wrap) {
     uintptr_t state = wrap + 1; /* private; +1, not |1: folds into the address */
 #endif
     /* relaxed: the owner's bound, lowered by thieves as a hint; no data attached */
-    if (MERINO__UNLIKELY(MERINO__ADDR(t) >= merino__load_limit()))
+    if (MERINO__UNLIKELY(merino__at_limit(MERINO__ADDR(t))))
         merino__spawn_slow(t, state);
 #ifdef MERINO_ALL_PUBLIC
     else
@@ -182,7 +189,7 @@ static inline int merino__join(merino__task *t) {
     merino__next = t;
 #ifndef MERINO_ALL_PUBLIC
     /* relaxed: split is the owner's, but for a thief's request (no data attached) */
-    if (MERINO__LIKELY(MERINO__ADDR(t) >= merino__load_split())) return 1; /* private */
+    if (MERINO__LIKELY(merino__at_split(MERINO__ADDR(t)))) return 1; /* private */
 #endif
     return merino__join_slow(t);
 }
