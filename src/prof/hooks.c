@@ -51,6 +51,63 @@ double mrn_prof_seconds(uint64_t ticks) {
     return (double)ticks / rate * 1e-9;
 }
 
+/* ---- preemption: the thread's run delay ---------------------------------------------------------- */
+
+/* The run delay (ns spent runnable but not running: the second field of schedstat) of this thread,
+ * read through a descriptor kept open; the value at the last correction or sync. */
+static __thread int mrn_delay_fd; /* 0: not opened yet; -1: unavailable; else fd + 1 */
+static __thread uint64_t mrn_delay_seen;
+static pthread_key_t mrn_delay_key;
+static pthread_once_t mrn_delay_once = PTHREAD_ONCE_INIT;
+
+static void mrn_delay_close(void *fd1) { close((int)(intptr_t)fd1 - 1); }
+static void mrn_delay_make_key(void) { (void)pthread_key_create(&mrn_delay_key, mrn_delay_close); }
+
+static bool mrn_delay_read(uint64_t *ns) {
+    if (mrn_delay_fd == 0) {
+        int fd = open("/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC);
+        mrn_delay_fd = fd < 0 ? -1 : fd + 1;
+        if (fd >= 0) { /* closed at the thread's exit */
+            pthread_once(&mrn_delay_once, mrn_delay_make_key);
+            (void)pthread_setspecific(mrn_delay_key, (void *)(intptr_t)mrn_delay_fd);
+        }
+    }
+    if (mrn_delay_fd < 0) return false;
+    char buf[128];
+    ssize_t n = pread(mrn_delay_fd - 1, buf, sizeof buf - 1, 0);
+    if (n <= 0) return false;
+    buf[n] = '\0';
+    char *end;
+    (void)strtoull(buf, &end, 10); /* time on a CPU */
+    *ns = strtoull(end, NULL, 10);
+    return true;
+}
+
+/* A fresh strand starts here (a task acquired, a root task): delay so far is not the strand's. */
+static void mrn_delay_sync(void) {
+    uint64_t ns;
+    if (mrn_delay_read(&ns)) mrn_delay_seen = ns;
+}
+
+/* The TSC rate for the correction: the calibrated one, else the best estimate so far. */
+static double mrn_rough_rate(void) {
+    double rate;
+    __atomic_load(&mrn_ticks_per_ns, &rate, __ATOMIC_RELAXED); /* relaxed: the value alone */
+    if (rate > 0) return rate;
+    uint64_t ns = mrn_clock_ns() - mrn_ns0;
+    return ns > 1000000 ? (double)(merino__prof_ticks() - mrn_tsc0) / (double)ns : 1.0;
+}
+
+/* A long strand: less the time this thread waited for a processor since the last look (any
+ * earlier wait of a few microseconds or more made its own strand long, and was taken out then). */
+uint64_t merino__prof_long(uint64_t ticks) {
+    uint64_t ns;
+    if (!mrn_delay_read(&ns)) return ticks;
+    uint64_t waited = (uint64_t)((double)(ns - mrn_delay_seen) * mrn_rough_rate());
+    mrn_delay_seen = ns;
+    return ticks > waited ? ticks - waited : 0;
+}
+
 /* ---- P_A: CPU time of the process's threads ------------------------------------------------------ */
 
 /* The sum over /proc/self/task/<tid>/schedstat of the first field (ns on a CPU); 0 if unreadable. */
@@ -277,6 +334,7 @@ static mrn_prof_saved mrn_prof_enter(uint64_t span, uint64_t bspan) {
         mrn_pt.la++;
         mrn_pt.lf_try = false;
     }
+    mrn_delay_sync();
     merino__prof_ctx c = {.mark = now, .work = 0, .span = span, .bspan = bspan};
     merino__prof_here = c;
     mrn_prof_switch_at(mrn_prof_app(), now);
@@ -324,6 +382,7 @@ void mrn_prof_joined_stolen(mrn_worker *w, merino__task *t) {
     c->work += s->work;
     if (c->span < s->span) c->span = s->span;
     if (c->bspan < s->bspan) c->bspan = s->bspan;
+    mrn_delay_sync();
     c->mark = merino__prof_ticks(); /* the wait was not work */
 }
 
@@ -351,6 +410,7 @@ void mrn_prof_root_begin(void) {
     }
     pthread_mutex_unlock(&mrn_prof.lock);
     mrn_pt.root_work0 = merino__prof_here.work;
+    mrn_delay_sync();
     uint64_t now = merino__prof_ticks();
     merino__prof_here.mark = now; /* the thread's own code between root tasks is not measured */
     if (merino__self) mrn_prof_switch_at(MERINO_PROF_APP, now);

@@ -46,10 +46,17 @@ MERINO_API uint64_t merino__prof_ticks_slow(void);
 static inline uint64_t merino__prof_ticks(void) { return merino__prof_ticks_slow(); }
 #endif
 
+/* A strand longer than this many ticks (about 20 microseconds) may include time the thread spent
+ * preempted, waiting for a processor: merino__prof_long takes that time out (the run delay of
+ * /proc/thread-self/schedstat), so that the figures describe the program, not the machine's load. */
+#define MERINO__PROF_LONG 50000u
+MERINO_API uint64_t merino__prof_long(uint64_t ticks);
+
 /* Ends the running strand: its length goes to the work and to both spans. */
 static inline void merino__prof_strand(merino__prof_ctx *c) {
     uint64_t now = merino__prof_ticks();
     uint64_t d = now - c->mark;
+    if (MERINO__UNLIKELY(d > MERINO__PROF_LONG)) d = merino__prof_long(d);
     c->mark = now;
     c->work += d;
     c->span += d;
