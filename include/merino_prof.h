@@ -35,7 +35,8 @@ typedef struct merino_wsp {
                              spawned task: the parallelism the scheduler can really use */
 } merino_wsp;
 
-/** The CPU-time breakdown of the Wool paper (Figure 6), in seconds, plus idle time. */
+/** The CPU-time breakdown of the Wool paper (Figure 6), plus idle time: the wall-clock seconds each
+ *  worker spent in each state (its CPU time on a dedicated machine). */
 enum merino_prof_time {
     MERINO_PROF_STARTUP,      /* TR: pool threads starting and stopping */
     MERINO_PROF_APP,          /* NA: application code run normally (its own or stolen tasks) */
@@ -66,8 +67,9 @@ typedef struct merino_prof_report {
     double parallelism;        /* work / span */
     double burdened_parallelism;
     double elapsed;            /* T_P measured: seconds during which a root task was running */
-    double cpu;                /* CPU seconds the process's threads got meanwhile
-                                  (/proc/self/task/<tid>/schedstat) */
+    double cpu;                /* CPU seconds the process's threads got meanwhile (the sum of
+                                  /proc/self/task/<tid>/schedstat's first fields, read through
+                                  CLOCK_PROCESS_CPUTIME_ID, which is exact for running threads) */
     double processors;         /* P_A = cpu / elapsed: the processors the program actually got */
     double predicted;          /* the Hood model's T_P = work / P_A + span * P / P_A */
 } merino_prof_report;
@@ -102,8 +104,7 @@ static inline void merino_wsp_dump(merino_wsp w, const char *tag) {
     (void)tag;
 }
 static inline int merino_prof_get(merino_prof_report *out) {
-    merino_prof_report z = {0};
-    *out = z;
+    __builtin_memset(out, 0, sizeof *out);
     return -1;
 }
 static inline int merino_prof_get_worker(unsigned index, merino_prof_report *out) {

@@ -83,7 +83,7 @@ static void mrn_write_text(FILE *f) {
         mrn_print_counters(f, who, &w);
     }
     mrn_print_counters(f, "all", &all);
-    fprintf(f, "  CPU time (s), Wool's breakdown:\n  %-7s", "worker");
+    fprintf(f, "  time by state (s, wall clock per worker; Wool's breakdown):\n  %-7s", "worker");
     for (unsigned k = 0; k < MERINO_PROF_TIMES; k++) fprintf(f, " %s", mrn_time_names[k]);
     fprintf(f, "\n");
     for (unsigned i = 0; i <= all.workers; i++) {

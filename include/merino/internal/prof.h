@@ -22,6 +22,10 @@
  * cycles (Table I, "Parallelism 2000"), about one steal. */
 #define MERINO__PROF_BURDEN 2000u
 
+/* The profiled library's exports (not in the default library's: tests/test_symbols.sh tells them
+ * apart by this mark). */
+#define MERINO__PROF_API MERINO_API
+
 /* A descriptor's slot: written by the spawner (at_*), and by a thief that ran the task (the rest)
  * before its release store of DONE; read by the joining owner after its acquire of DONE. */
 typedef struct merino__prof_slot {
@@ -42,7 +46,7 @@ extern MERINO_API __thread merino__prof_ctx merino__prof_here __attribute__((tls
 #if defined(__x86_64__) || defined(__i386__)
 static inline uint64_t merino__prof_ticks(void) { return __builtin_ia32_rdtsc(); }
 #else
-MERINO_API uint64_t merino__prof_ticks_slow(void);
+extern MERINO__PROF_API uint64_t merino__prof_ticks_slow(void); /* "extern": not on x86 */
 static inline uint64_t merino__prof_ticks(void) { return merino__prof_ticks_slow(); }
 #endif
 
@@ -50,7 +54,7 @@ static inline uint64_t merino__prof_ticks(void) { return merino__prof_ticks_slow
  * preempted, waiting for a processor: merino__prof_long takes that time out (the run delay of
  * /proc/thread-self/schedstat), so that the figures describe the program, not the machine's load. */
 #define MERINO__PROF_LONG 50000u
-MERINO_API uint64_t merino__prof_long(uint64_t ticks);
+MERINO__PROF_API uint64_t merino__prof_long(uint64_t ticks);
 
 /* Ends the running strand: its length goes to the work and to both spans. */
 static inline void merino__prof_strand(merino__prof_ctx *c) {
