@@ -1,7 +1,8 @@
 /* test_prof_workspan.c — work and span by the timestamp method (docs/profiler.md): work >= span > 0;
  * a task that spawns nothing has work == span exactly (parallelism 1); a fork-join tree has
  * span < work (every strand off the critical path adds work and no span), at one worker as at
- * several; and the whole program is the runs one after the other: their works and spans add up. */
+ * several, measured from outside or from inside a task; and the whole program is the runs one after
+ * the other: their works and spans add up. */
 #include "check.h"
 
 #include <merino.h>
@@ -14,6 +15,14 @@ MERINO_TASK_1(uint64_t, serial_sum, uint64_t, n) {
     uint64_t s = 0;
     for (uint64_t i = 0; i < n; i++) s += i * i ^ (s >> 3);
     return s;
+}
+
+/* A region inside a task: fib's work and span measured around a call, from the task itself. */
+MERINO_TASK_1(int, region_in_task, int, n) {
+    merino_wsp a = merino_wsp_now();
+    int64_t r = MERINO_CALL(fib, n);
+    merino_wsp d = merino_wsp_sub(merino_wsp_now(), a);
+    return r == serial_fib(n) && d.span > 0 && d.work > d.span;
 }
 
 static double rel_diff(double a, double b) { return a > b ? (a - b) / a : (b - a) / b; }
@@ -39,6 +48,8 @@ static void check_fib(unsigned workers, int n) {
     CHECK_CMP_DBL(d.work, >, 0);
     CHECK_CMP_DBL(rel_diff(d.work, d.span), <, 1e-9);
     CHECK_CMP_DBL(rel_diff(d.work, d.burdened_span), <, 1e-9);
+
+    CHECK(MERINO_RUN(region_in_task, n));
     CHECK_EQ_INT(merino_stop(), 0);
 }
 
