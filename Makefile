@@ -91,7 +91,7 @@ stress: configure
 
 # Builds only what it installs (the libraries), not the tests and benchmarks.
 install: configure
-	$(CMAKE) --build $(BUILD) --parallel $(JOBS) --target merino_static merino_shared merino_malloc
+	$(CMAKE) --build $(BUILD) --parallel $(JOBS) --target merino_static merino_shared merino_prof_static merino_prof_shared merino_malloc
 	$(CMAKE) --install $(BUILD) --prefix $(PREFIX)
 
 # Sanitizer builds: optimized with debug info, no benchmarks. Every test runs in them, the stress

@@ -171,7 +171,7 @@ template <class F, class G> detail::fork_join_t<F, G> fork_join(F &&f, G &&g) {
         a_error = std::current_exception(); // first wait for g: it may use our frame
     }
 
-    if (merino__join(t)) b.run(); // not stolen: run g here
+    if (merino__join(t)) MERINO__PROF_INLINE(t, b.run()); // not stolen: run g here
     if (MERINO__UNLIKELY(a_error != nullptr)) std::rethrow_exception(a_error);
     if constexpr (std::is_void_v<RF> && std::is_void_v<RG>) {
         b.take();

@@ -1,84 +1,11 @@
-/* cholesky-merino.c — sparse Cholesky with merino: the recursion of cholesky-common.c, with
- * MERINO_SPAWN/CALL/JOIN at each "||" where both sides have work; tasks return the (possibly new)
- * block. See cholesky-serial.c. */
+/* cholesky-merino.c — sparse Cholesky with merino: the tasks of cholesky-merino.h (the recursion of
+ * cholesky-common.c, spawning at each "||" where both sides have work). See cholesky-serial.c. */
 #include <bench.h> /* first: it sets _GNU_SOURCE */
 #include "cholesky.h"
 
 #include <merino.h>
 
-typedef chol_node *node;
-
-MERINO_TASK_5(node, t_mulsub, node, a, node, b, node, r, int, level, int, lower) {
-    if (!a || !b) return r;
-    if (level == 0) {
-        if (!r) r = chol_new_leaf();
-        chol_leaf_mulsub(a, b, r, lower);
-        return r;
-    }
-    if (!r) r = chol_new_inner();
-    node *A = a->q, *B = b->q, *R = r->q;
-    for (int k = 0; k < 2; k++) {
-        int qs[4], cnt = 0; /* the quadrants with work in this round */
-        for (int q = 0; q < 4; q++)
-            if (!(lower && q == 1) && A[CHOL_QA(q, k)] && B[CHOL_QB(q, k)]) qs[cnt++] = q;
-        if (cnt == 0) continue;
-        for (int s = 0; s < cnt - 1; s++) {
-            int q = qs[s];
-            MERINO_SPAWN(t_mulsub, A[CHOL_QA(q, k)], B[CHOL_QB(q, k)], R[q], level - 1, lower && q != 2);
-        }
-        int q = qs[cnt - 1];
-        R[q] = MERINO_CALL(t_mulsub, A[CHOL_QA(q, k)], B[CHOL_QB(q, k)], R[q], level - 1, lower && q != 2);
-        for (int s = cnt - 2; s >= 0; s--) R[qs[s]] = MERINO_JOIN(t_mulsub);
-    }
-    return r;
-}
-
-MERINO_TASK_3(node, t_backsub, node, a, node, l, int, level) {
-    if (!a) return NULL;
-    if (level == 0) {
-        chol_leaf_backsub(a, l);
-        return a;
-    }
-    node *A = a->q, *L = l->q;
-    if (A[0] && A[2]) {
-        MERINO_SPAWN(t_backsub, A[0], L[0], level - 1);
-        A[2] = MERINO_CALL(t_backsub, A[2], L[0], level - 1);
-        A[0] = MERINO_JOIN(t_backsub);
-    } else {
-        A[0] = MERINO_CALL(t_backsub, A[0], L[0], level - 1);
-        A[2] = MERINO_CALL(t_backsub, A[2], L[0], level - 1);
-    }
-    if (L[2] && A[0] && A[2]) {
-        MERINO_SPAWN(t_mulsub, A[0], L[2], A[1], level - 1, 0);
-        A[3] = MERINO_CALL(t_mulsub, A[2], L[2], A[3], level - 1, 0);
-        A[1] = MERINO_JOIN(t_mulsub);
-    } else {
-        A[1] = MERINO_CALL(t_mulsub, A[0], L[2], A[1], level - 1, 0);
-        A[3] = MERINO_CALL(t_mulsub, A[2], L[2], A[3], level - 1, 0);
-    }
-    if (A[1] && A[3]) {
-        MERINO_SPAWN(t_backsub, A[1], L[3], level - 1);
-        A[3] = MERINO_CALL(t_backsub, A[3], L[3], level - 1);
-        A[1] = MERINO_JOIN(t_backsub);
-    } else {
-        A[1] = MERINO_CALL(t_backsub, A[1], L[3], level - 1);
-        A[3] = MERINO_CALL(t_backsub, A[3], L[3], level - 1);
-    }
-    return a;
-}
-
-MERINO_TASK_2(node, t_chol, node, a, int, level) {
-    if (level == 0) {
-        chol_leaf_factor(a);
-        return a;
-    }
-    node *A = a->q;
-    A[0] = MERINO_CALL(t_chol, A[0], level - 1);
-    A[2] = MERINO_CALL(t_backsub, A[2], A[0], level - 1);
-    A[3] = MERINO_CALL(t_mulsub, A[2], A[2], A[3], level - 1, 1);
-    A[3] = MERINO_CALL(t_chol, A[3], level - 1);
-    return a;
-}
+#include "cholesky-merino.h"
 
 /* The kernel: reps factorizations of fresh copies of the input; returns the time spent factoring
  * (copying and freeing are not timed). The last factor is left in *out. */

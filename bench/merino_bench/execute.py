@@ -11,8 +11,8 @@ import time
 
 from . import BENCH_DIR, ROOT, log, warn
 from .machine import NCORES, LoadMeter
-from .plan import binary, label, process_runs
-from .results import RATIO_KEYS, RUN_MEDIANS, STATS_REPS, STATS_WORKERS, OTHERS_WARN
+from .plan import PROF_WORKERS, binary, label, process_runs
+from .results import PROF_KEYS, RATIO_KEYS, RUN_MEDIANS, STATS_REPS, STATS_WORKERS, OTHERS_WARN
 
 INSTALL_DEPS = os.path.join(ROOT, "scripts", "install-deps.sh")
 
@@ -181,6 +181,8 @@ def run_groups(args, groups, out):
             run_overhead(args, g, wr, prog)
         elif g["kind"] == "ratios":
             run_ratios(args, g, wr, prog)
+        elif g["kind"] == "prof":
+            run_prof(args, g, wr, prog)
         else:
             run_configs(args, g, wr, prog)
             if g.get("stats"):
@@ -321,3 +323,26 @@ def run_ratios(args, g, wr, prog):
     for k in RATIO_KEYS:
         rec[k] = res.get(k) if res else None
     wr.add(metered(rec, load))
+
+
+def run_prof(args, g, wr, prog):
+    """prof-merino (libmerino_prof): the profiler's parallelism against independent estimates and
+    the profiled fib's T_1 / T_S, one process per worker count (see bench/prof)."""
+    s = g["size"]
+    path = binary(args.build_dir, "prof", "merino")
+    for nw in PROF_WORKERS:
+        if not path:
+            prog.step()
+            log("note: prof-merino not built; skipped")
+            continue
+        load = LoadMeter()
+        prog.start(f"prof {s['params']}  {s['reps']} rounds  w={nw}")
+        res, err = run_once(args, path, "merino", nw, s["params"], s["reps"])
+        print(f"FAILED: {err}" if err else "ok", flush=True)
+        rec = {"kind": "prof", "workload": "prof", "params": s["params"], "inner_reps": s["reps"],
+               "system": "merino", "workers": nw, "oversubscribed": nw > NCORES,
+               "check": "FAIL" if err else "ok", "error": err, "runs": [res["seconds"]] if res else [],
+               "median": res["seconds"] if res else None}
+        for k in PROF_KEYS:
+            rec[k] = res.get(k) if res else None
+        wr.add(metered(rec, load))

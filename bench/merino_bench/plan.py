@@ -150,7 +150,20 @@ RATIOS = {
     "all": [size("36 7 256 1024 3 4096 1024", reps=61, est=0.4)],
     "quick": [size("20 5 256 10 3 4096 4", reps=3)],
 }
-MICRO = ("overhead", "steal", "ratios")
+# The profiler (bench/prof, linked with libmerino_prof): its parallelism for fibw (fib with a loop
+# of w iterations in every call; closed form), stress and cholesky against independent estimates,
+# and the profiled fib's T_1 / T_S. Params: fib_n fib_w h L trees chol_n chol_nz ovh_n; reps =
+# rounds (medians); run at 1 worker (the dag's figures, least disturbed) and 2.
+PROF = {
+    "headline": [size("20 20000 3 4096 1024 500 2000 36", reps=5, est=1.0),
+                 size("20 20000 7 256 256 500 2000 36", reps=5, est=1.0)],
+    "all": [size("20 20000 3 4096 1024 500 2000 36", reps=11, est=2.0),
+            size("20 20000 7 256 256 500 2000 36", reps=11, est=2.0),
+            size("22 20000 5 4096 256 1000 4000 38", reps=5, est=4.0)],
+    "quick": [size("12 2000 3 256 8 100 300 16", reps=3)],
+}
+PROF_WORKERS = [1, 2]
+MICRO = ("overhead", "steal", "ratios", "prof")
 
 
 def which_set(args):
@@ -283,6 +296,9 @@ def make_plan(args):
         elif w == "ratios":
             if "merino" in args.systems:
                 groups += [group(w, s, "ratios") for s in RATIOS[which]]
+        elif w == "prof":
+            if "merino" in args.systems:
+                groups += [group(w, s, "prof") for s in PROF[which]]
         elif w == "steal":
             groups += steal_groups(args, which, skipped)
         else:
@@ -311,6 +327,10 @@ def process_runs(groups, reps):
         if g["kind"] == "ratios":
             yield g, "merino", 2, 1
             continue
+        if g["kind"] == "prof":
+            for nw in PROF_WORKERS:
+                yield g, "merino", nw, 1
+            continue
         for (sy, nw, _) in g["configs"]:
             yield g, sy, nw, reps
         if g.get("stats"):
@@ -322,6 +342,7 @@ def list_lines(groups):
     lines = []
     for g in groups:
         default = [("serial and merino paired, merino", 2, "")] if g["kind"] == "ratios" else \
+            [("merino (libmerino_prof)", nw, "") for nw in PROF_WORKERS] if g["kind"] == "prof" else \
             [("merino and merino-allpub", 1, "")]
         for (sy, nw, _) in g["configs"] or default:
             lines.append(f"{label(g)}  {sy} w={nw}{' (oversubscribed)' if nw > NCORES else ''}")

@@ -10,7 +10,7 @@ ALL_SYSTEMS = ["serial", "merino", "merino-allpub", "merino-cxx", "tbb", "omp-gc
 PARALLEL_SYSTEMS = [s for s in ALL_SYSTEMS if s != "serial"]
 PEERS = ["tbb", "omp-gcc", "omp-clang", "rayon"]  # what merino is compared with
 ALLPUB_WORKLOADS = ["fib", "stress"]  # also run as merino-allpub: the same numbers with every task public
-RECORD_KINDS = ("workload", "stats", "overhead", "steal", "ratios")  # measured, not derived
+RECORD_KINDS = ("workload", "stats", "overhead", "steal", "ratios", "prof")  # measured, not derived
 # Fields of a program's JSON line a record keeps as the median over its runs (and the runs' values
 # as <field>_runs): region's per-region time, the median over the rounds of one process
 RUN_MEDIANS = ("region_ns",)
@@ -25,6 +25,13 @@ RATIO_KEYS = {"fib_t1_ts": "fib T_1 / T_S", "fib_ts_t2": "fib T_S / T_2",
               "stress1_of_ceiling": "  merino / ceiling",
               "stress2_ts_t2": "stress T_S / T_2", "ceiling2_ts_t2": "  ceiling T_S / T",
               "stress2_of_ceiling": "  merino / ceiling"}
+
+
+# prof-merino's output (bench/prof): per workload the profiler's parallelism, the estimate and their
+# ratio (medians over the rounds), and the profiled fib's T_1 / T_S
+PROF_WORKLOADS = {"fibw": "closed form (2 F(n+1) - 1) / n", "stress": "T_S / (trees x (h+1 calls + a leaf))",
+                  "cholesky": "T_S / span of a timed serial replay"}
+PROF_KEYS = [f"{w}_{k}" for w in PROF_WORKLOADS for k in ("measured", "estimate", "ratio")] + ["prof_fib_t1_ts"]
 
 
 def read(path):

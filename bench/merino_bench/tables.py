@@ -1,6 +1,6 @@
 """The text tables bench/run prints and docs/benchmarks.md shows, as sections: a title and lines."""
 
-from .results import (ALL_SYSTEMS, OTHERS_WARN, PARALLEL_SYSTEMS, PEERS, RATIO_KEYS, STATS_REPS, group_name,
+from .results import (ALL_SYSTEMS, OTHERS_WARN, PARALLEL_SYSTEMS, PEERS, PROF_WORKLOADS, RATIO_KEYS, STATS_REPS, group_name,
                       ok_median, workload_groups)
 
 
@@ -314,6 +314,24 @@ def per_tree_section(records, workers):
                    "S = T_S / T at that worker count; us/tree = (T_per_tree - T_one_run) / trees", parts)
 
 
+def prof_section(records):
+    """The profiler (bench/prof): its parallelism T_1 / T_inf against an estimate made without it,
+    and the profiled fib's T_1 / T_S (the default build's is bench/ratios' fib T_1 / T_S)."""
+    pr = [r for r in records if r["kind"] == "prof"]
+    table = [["params", "workers", "workload", "profiler", "estimate", "ratio", "estimate from", "note"]]
+    for r in pr:
+        note = f"FAILED: {r.get('error')}" if r["check"] != "ok" else \
+            ("oversubscribed" if r["oversubscribed"] else "")
+        for w, how in PROF_WORKLOADS.items():
+            table.append([r["params"], str(r["workers"]), w, fmt_r(r.get(f"{w}_measured")),
+                          fmt_r(r.get(f"{w}_estimate")), fmt_r(r.get(f"{w}_ratio")), how, note])
+        table.append([r["params"], str(r["workers"]), "profiled fib T_1/T_S", fmt_r(r.get("prof_fib_t1_ts")),
+                      "", "", "fib(ovh_n) at 1 worker, one task per call", note])
+    return section("Profiler (bench/prof, libmerino_prof): parallelism T_1 / T_inf by the profiler against an "
+                   "independent estimate (ratio = profiler / estimate; target within 15%), medians over the "
+                   "rounds; params: fib_n fib_w h L trees chol_n chol_nz ovh_n", render(table, "lrlrrrll") if pr else [])
+
+
 def report_sections(records, derived, workers, reps, cores):
     """Every section of the report, in order (None for an empty one)."""
     overhead = [r for r in derived if r["kind"] == "task_overhead"]
@@ -321,4 +339,4 @@ def report_sections(records, derived, workers, reps, cores):
     return {"table": main_table(records, workers, reps, cores), "fastest": fastest_section(records, workers),
             "table1": table1_section(table1), "overhead": overhead_section(overhead, records),
             "steal": steal_section(records), "region": region_section(records, workers),
-            "per_tree": per_tree_section(records, workers)}
+            "per_tree": per_tree_section(records, workers), "prof": prof_section(records)}

@@ -16,6 +16,7 @@
  *   place.c    binding pool threads to CPUs
  *   state.c    the pool and the per-thread words (data only)
  *   backoff.h  the one back-off policy every wait uses
+ *   prof_hooks.h  the profiler's hooks (src/prof), empty unless MERINO_PROFILE
  */
 #ifndef MERINO_CORE_H
 #define MERINO_CORE_H
@@ -24,6 +25,8 @@
 
 #define MERINO__BUILDING 1 /* merino.h: the runtime reads its thread-local words with the builtin */
 #include "merino.h"
+
+#include "prof_hooks.h" /* the profiler's hooks: nothing in the default build */
 
 #include <pthread.h>
 
@@ -81,6 +84,9 @@ typedef struct mrn_job {
     merino__task *task;
     merino__wrap_fn wrap;
     uint32_t done; /* atomic futex word: 0 running, 2 the submitter sleeps, 1 finished */
+#if MERINO__PROFILE
+    uint64_t prof_work, prof_span, prof_bspan; /* the submitter's spans; the runner's results */
+#endif
 } mrn_job;
 
 /* The pool's settings, resolved from merino_config and the environment (config.c). */

@@ -81,7 +81,9 @@ static void mrn_run_in_slot(mrn_pool *p, mrn_worker *w, merino__task *t, merino_
     __atomic_store_n(&w->occupied, 1, __ATOMIC_RELEASE); /* release: the pointers above */
     mrn_wake_all(); /* our tasks are there to steal */
 
+    MRN_PROF_ROOT_BEGIN();
     wrap(w->pub.base, t);
+    MRN_PROF_ROOT_END();
 
     /* relaxed: thieves that still see 1 may store a request into this thread's words, harmless
      * while it lives; at its exit it waits for them (mrn_leave_for_good) */
@@ -92,21 +94,30 @@ static void mrn_run_in_slot(mrn_pool *p, mrn_worker *w, merino__task *t, merino_
 
 /* ---- handing over --------------------------------------------------------------------------------- */
 
-static void mrn_hand_over(merino__task *t, merino__wrap_fn wrap) {
-    mrn_job job = {.task = t, .wrap = wrap};
-    mrn_push_job(&job);
+/* Waits until a pool thread has run the job. */
+static void mrn_wait_job(mrn_job *job) {
     /* done: 0 running, 2 we sleep, 1 done */
     mrn_backoff b = {0};
     /* acquire: pairs with the worker's release exchange: the result */
-    while (__atomic_load_n(&job.done, __ATOMIC_ACQUIRE) != 1) {
+    while (__atomic_load_n(&job->done, __ATOMIC_ACQUIRE) != 1) {
         if (mrn_backoff_wait(&b) != MRN_SLEEP_NOW) continue;
         uint32_t expected = 0;
         /* acquire on failure: the worker finished (done == 1) and its result is visible */
-        if (!__atomic_compare_exchange_n(&job.done, &expected, 2, false, __ATOMIC_ACQUIRE, __ATOMIC_ACQUIRE))
+        if (!__atomic_compare_exchange_n(&job->done, &expected, 2, false, __ATOMIC_ACQUIRE, __ATOMIC_ACQUIRE))
             return;
-        while (__atomic_load_n(&job.done, __ATOMIC_ACQUIRE) != 1) mrn_futex_wait(&job.done, 2);
+        while (__atomic_load_n(&job->done, __ATOMIC_ACQUIRE) != 1) mrn_futex_wait(&job->done, 2);
         return;
     }
+}
+
+static void mrn_hand_over(merino__task *t, merino__wrap_fn wrap) {
+    mrn_job job = {.task = t, .wrap = wrap};
+    MRN_PROF_ROOT_BEGIN();
+    MRN_PROF_HAND_OVER(&job);
+    mrn_push_job(&job);
+    mrn_wait_job(&job);
+    MRN_PROF_HANDED_BACK(&job);
+    MRN_PROF_ROOT_END();
 }
 
 /* ---- MERINO_RUN from outside the pool ------------------------------------------------------------- */

@@ -31,7 +31,9 @@ void mrn_run_job(mrn_worker *w, mrn_job *job) {
     merino__task *floor = w->floor;
     w->floor = w->pub.base;
     merino__next = w->pub.base;
+    MRN_PROF_JOB_BEGIN(prof, job);
     job->wrap(w->pub.base, job->task);
+    MRN_PROF_JOB_END(prof, job);
     w->floor = floor;
     /* release: publishes the result; after this the job (on the submitter's stack) may be gone,
      * so the only access left is the futex wake on its address, harmless if it is stale */

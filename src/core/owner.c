@@ -106,10 +106,12 @@ static void mrn_leapfrog(mrn_worker *w, merino__task *t, unsigned thief) {
     mrn_set_split(w, t + 1); /* what we run here spawns above t, privately */
     /* acquire: pairs with the thief's DONE store: the result and the thief's bot store */
     while (__atomic_load_n(&t->state, __ATOMIC_ACQUIRE) != MERINO__DONE) {
+        MRN_PROF_LEAPFROG_TRY();
         if (mrn_steal(w, victim, t + 1)) {
             merino__count(&w->leapfrogs);
             mrn_backoff_reset(&b);
         } else {
+            MRN_PROF_STEAL_FAILED();
             mrn_check_orphan();
             mrn_backoff_pause(&b); /* the thief may be preempted: let it run */
         }
@@ -125,6 +127,7 @@ static void mrn_leapfrog(mrn_worker *w, merino__task *t, unsigned thief) {
 int merino__join_slow(merino__task *t) {
     mrn_worker *w = mrn_self();
     if (MRN_UNLIKELY(w == NULL || t < w->floor)) mrn_join_below_floor();
+    MRN_PROF_JOIN_SLOW_BEGIN();
     /* relaxed: a PRIVATE state is written by the owner only. Private, below split: we are here
      * for a request. (Test the state, not private_from: with MERINO_ALL_PUBLIC the tasks above
      * private_from are public.) Give away the older ones; t is ours to run. */
@@ -132,6 +135,7 @@ int merino__join_slow(merino__task *t) {
         mrn_enter_public(w);
         mrn_publish_below(w, t);
         mrn_set_split(w, t);
+        MRN_PROF_JOIN_SLOW_INLINE();
         return 1;
     }
     if (mrn_asked()) mrn_enter_public(w); /* nothing private to give: spawn public from now on */
@@ -141,24 +145,30 @@ int merino__join_slow(merino__task *t) {
     for (;;) {
         if (MRN_LIKELY(s >= MERINO__TASK_MIN)) { /* not stolen: run it here */
             if (w->public_left != 0) mrn_public_inlined(w);
+            MRN_PROF_JOIN_SLOW_INLINE();
             return 1;
         }
         if (s != MERINO__EMPTY) break; /* STOLEN(i) or DONE */
         /* EMPTY: a thief is between its CAS and its STOLEN store, or backing off */
         mrn_backoff b = {0};
+        MRN_PROF_WAIT_BEGIN(prof_cat);
         do {
             mrn_check_orphan();
             mrn_backoff_pause(&b); /* a few instructions of the thief's, unless it is preempted */
             /* acquire: the state may already be DONE, with the thief's result */
             s = __atomic_load_n(&t->state, __ATOMIC_ACQUIRE);
         } while (s == MERINO__EMPTY);
+        MRN_PROF_WAIT_END(prof_cat);
         /* put back by a thief that backed off: take it (another thief may beat us: loop) */
         if (s >= MERINO__TASK_MIN) s = __atomic_exchange_n(&t->state, MERINO__EMPTY, __ATOMIC_ACQUIRE);
     }
     if (s != MERINO__DONE) {
+        MRN_PROF_WAIT_BEGIN(prof_cat);
         mrn_leapfrog(w, t, MERINO__STOLEN_INDEX(s));
+        MRN_PROF_WAIT_END(prof_cat);
         mrn_set_split(w, t);
     }
+    MRN_PROF_JOINED_STOLEN(w, t);
     /* relaxed: bot is ours again (it pointed at t + 1, whose task we have joined); the next
      * publish's release store orders it before any task a thief could take here */
     __atomic_store_n(&w->bot, t, __ATOMIC_RELAXED);

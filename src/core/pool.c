@@ -60,6 +60,7 @@ static void mrn_process_init(void) {
 /* ---- worker records ------------------------------------------------------------------------------- */
 
 static void mrn_delete_worker(mrn_worker *w) {
+    MRN_PROF_WORKER_DELETE(w);
     munmap(w->pub.base, w->map_bytes);
     free(w);
 }
@@ -93,6 +94,11 @@ static mrn_worker *mrn_new_worker(unsigned index, size_t stack_tasks) {
     w->index = index;
     w->cpu = -1;
     w->rng = 0x9E3779B97F4A7C15ull * (index + 1) | 1;
+    if (MRN_PROF_WORKER_NEW(w, stack_tasks) != 0) {
+        munmap(mem, bytes);
+        free(w);
+        return NULL;
+    }
     return w;
 }
 
@@ -102,6 +108,7 @@ static mrn_worker *mrn_new_worker(unsigned index, size_t stack_tasks) {
 static int mrn_start_locked(const merino_config *cfg) {
     mrn_settings set;
     if (mrn_resolve_config(cfg, &set) != 0) return -1;
+    if (MRN_PROF_START() != 0) return -1; /* the profiled variant's settings (MERINO_REPORT) */
     unsigned n = set.workers;
     mrn_pool *p = &mrn_the_pool;
     /* Not a memset: `active` is counted up and down by runs and stats calls that find no pool
@@ -229,6 +236,7 @@ int merino_stop(void) {
     mrn_futex_wake(&p->epoch, INT32_MAX);
     unsigned n = __atomic_load_n(&p->count, __ATOMIC_RELAXED);
     for (unsigned i = 1; i < n; i++) pthread_join(p->workers[i]->thread, NULL);
+    MRN_PROF_POOL_STOP(p);
     mrn_free_workers(p, n);
     __atomic_store_n(&p->count, 0, __ATOMIC_RELAXED); /* relaxed: merino_workers reads it as a count */
     pthread_mutex_unlock(&mrn_lifecycle);

@@ -16,6 +16,7 @@ void mrn_wake_all(void) {
     if (__atomic_load_n(&p->sleepers, __ATOMIC_SEQ_CST) == 0) return;
     __atomic_fetch_add(&p->epoch, 1, __ATOMIC_SEQ_CST); /* a sleeper's futex_wait fails if late */
     mrn_futex_wake(&p->epoch, INT_MAX);
+    MRN_PROF_WAKE();
 }
 
 /* Sleeps until mrn_wake_all, unless pending() says there is work, or the pool stops. */
@@ -24,7 +25,9 @@ void mrn_sleep(bool (*pending)(void)) {
     uint32_t epoch = __atomic_load_n(&p->epoch, __ATOMIC_SEQ_CST);
     __atomic_fetch_add(&p->sleepers, 1, __ATOMIC_SEQ_CST);
     /* seq_cst (inside pending too): pairs with mrn_wake_all */
-    if (!pending() && !__atomic_load_n(&p->stopping, __ATOMIC_SEQ_CST))
+    if (!pending() && !__atomic_load_n(&p->stopping, __ATOMIC_SEQ_CST)) {
+        MRN_PROF_SLEEP();
         mrn_futex_wait(&p->epoch, epoch);
+    }
     __atomic_fetch_sub(&p->sleepers, 1, __ATOMIC_RELAXED); /* relaxed: only makes wakers skip */
 }

@@ -48,7 +48,10 @@ static bool mrn_jobs_pending(void) {
 }
 
 static bool mrn_stacks_run_one(mrn_worker *w) {
-    return mrn_the_pool.count > 1 && mrn_steal(w, mrn_pick_victim(w), w->pub.base);
+    if (mrn_the_pool.count < 2) return false;
+    if (mrn_steal(w, mrn_pick_victim(w), w->pub.base)) return true;
+    MRN_PROF_STEAL_FAILED();
+    return false;
 }
 
 /* While a task run from outside the pool is in flight (in the caller slot, or handed over), tasks

@@ -51,7 +51,9 @@ bool mrn_steal(mrn_worker *self, mrn_worker *victim, merino__task *top) {
     merino__task *floor = self->floor;
     self->floor = top; /* a join below top has no spawn in the stolen task */
     merino__next = top;
+    MRN_PROF_TASK_BEGIN(prof, victim, t);
     ((merino__wrap_fn)s)(top, t);
+    MRN_PROF_TASK_END(prof, victim, t);
     self->floor = floor;
     /* release: publishes the result (and our bot store) to the joining owner */
     __atomic_store_n(&t->state, MERINO__DONE, __ATOMIC_RELEASE);

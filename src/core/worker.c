@@ -36,18 +36,23 @@ __attribute__((noreturn, cold)) static void mrn_orphan_idle(void) {
 void *mrn_worker_main(void *arg) {
     mrn_worker *w = arg;
     mrn_pool *p = &mrn_the_pool;
+    MRN_PROF_THREAD_BEGIN();
     mrn_stack_guard_enter(w->index, p->c_stack_bytes); /* a C stack overflow is told, not silent */
     mrn_place_worker(w); /* first, so that its task stack's pages are first touched on its CPU */
     mrn_bind_thread(w);
     __atomic_store_n(&w->ready, 1, __ATOMIC_RELEASE); /* release: the pointers above */
     mrn_wait_until_all_ready();
+    MRN_PROF_LOOP_BEGIN();
 
     mrn_backoff b = {0};
     /* acquire: pairs with merino_stop's release store; nothing to read after it but our exit */
     while (!__atomic_load_n(&p->stopping, __ATOMIC_ACQUIRE)) {
         /* relaxed: set in the child of a fork made from a task, by this very thread */
         if (MRN_UNLIKELY(__atomic_load_n(&mrn_fork_orphan, __ATOMIC_RELAXED))) mrn_orphan_idle();
-        if (mrn_find_work(w)) {
+        MRN_PROF_FIND_BEGIN();
+        bool found = mrn_find_work(w);
+        MRN_PROF_FIND_END();
+        if (found) {
             mrn_backoff_reset(&b);
         } else if (mrn_backoff_wait(&b) == MRN_SLEEP_NOW) {
             if (mrn_work_pending()) {
@@ -60,9 +65,11 @@ void *mrn_worker_main(void *arg) {
     }
     /* Thieves reach this thread's words through pointers into its thread-local storage, which
      * goes away with the thread: leave only when every pool thread has left its loop. */
+    MRN_PROF_LOOP_END();
     __atomic_fetch_add(&p->left, 1, __ATOMIC_ACQ_REL); /* acq_rel: our last steal is over */
     while (__atomic_load_n(&p->left, __ATOMIC_ACQUIRE) + 1 < __atomic_load_n(&p->count, __ATOMIC_ACQUIRE))
         sched_yield();
+    MRN_PROF_THREAD_END();
     merino__self = NULL;
     merino__next = NULL;
     mrn_stack_guard_leave();

@@ -1,5 +1,6 @@
 # install_consumer: install a merino build into a scratch prefix, then build and run a user's
-# program against it, once through find_package(merino) and once through pkg-config.
+# program against it, once through find_package(merino) and once through pkg-config (and the
+# profiled variant both ways: merino::prof, merino-prof).
 #
 #   cmake -DBUILD_DIR=... -DSOURCE_DIR=<tests/install> -DWORK_DIR=... -DGENERATOR=...
 #         -DC_COMPILER=... -DCXX_COMPILER=... -DPKG_CONFIG=... -DLIBDIR=lib [-DCONFIG=Release]
@@ -40,6 +41,10 @@ set(expected
     ${LIBDIR}/libmerino.a
     ${LIBDIR}/libmerino.so
     ${LIBDIR}/pkgconfig/merino.pc
+    include/merino_prof.h
+    ${LIBDIR}/libmerino_prof.a
+    ${LIBDIR}/libmerino_prof.so
+    ${LIBDIR}/pkgconfig/merino-prof.pc
     ${LIBDIR}/cmake/merino/merinoConfig.cmake
     ${LIBDIR}/cmake/merino/merinoConfigVersion.cmake
     ${LIBDIR}/cmake/merino/merinoTargets.cmake)
@@ -76,6 +81,8 @@ endif()
 step("build the find_package consumer" "${CMAKE_COMMAND}" --build "${cm_build}")
 step("run consumer (merino::merino, static)" "${cm_build}/consumer")
 step("run consumer_shared (merino::merino_shared)" "${cm_build}/consumer_shared")
+step("run consumer_prof (merino::prof)" "${cm_build}/consumer_prof")
+step("run consumer_prof_shared (merino::prof_shared)" "${cm_build}/consumer_prof_shared")
 if(have_hpp)
     step("run consumer_cpp (merino.hpp)" "${cm_build}/consumer_cpp")
 endif()
@@ -104,5 +111,18 @@ set(pc_exe "${WORK_DIR}/consumer_pc")
 step("build the pkg-config consumer"
      "${C_COMPILER}" ${san} -o "${pc_exe}" "${SOURCE_DIR}/consumer.c" ${pc_flags})
 step("run consumer_pc (pkg-config, shared)" "${pc_exe}")
+
+# ---- 4. the profiled variant through pkg-config: merino-prof's flags define MERINO_PROFILE=1 -------
+execute_process(COMMAND "${PKG_CONFIG}" --cflags --libs merino-prof
+                OUTPUT_VARIABLE pc_flags OUTPUT_STRIP_TRAILING_WHITESPACE RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "install_consumer: pkg-config --cflags --libs merino-prof failed")
+endif()
+message(STATUS "install_consumer: pkg-config --cflags --libs merino-prof: ${pc_flags}")
+separate_arguments(pc_flags UNIX_COMMAND "${pc_flags}")
+set(pc_exe "${WORK_DIR}/consumer_prof_pc")
+step("build the pkg-config consumer of merino-prof"
+     "${C_COMPILER}" ${san} -o "${pc_exe}" "${SOURCE_DIR}/consumer_prof.c" ${pc_flags})
+step("run consumer_prof_pc (pkg-config merino-prof, shared)" "${pc_exe}")
 
 message(STATUS "install_consumer: all consumers built and ran")

@@ -166,7 +166,7 @@
         if (MERINO__LIKELY(merino__join(t))) {                                                    \
             NAME##_merino_args merino__a = f->args;                                               \
             (void)merino__a;                                                                      \
-            KIND##_RETURN(NAME##_merino_call(t EACH(n, MERINO__LOAD, LIST)))                      \
+            MERINO__PROF_JOIN_RUN(KIND, RTYPE, t, NAME##_merino_call(t EACH(n, MERINO__LOAD, LIST))) \
         }                                                                                         \
         KIND##_STOLEN(f)                                                                          \
     }                                                                                             \

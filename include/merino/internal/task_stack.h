@@ -18,6 +18,14 @@ extern "C" {
 
 /* ---- layout ------------------------------------------------------------------------------------ */
 
+/* The profiled variant (libmerino_prof, docs/profiler.md): MERINO_PROFILE=1 in every file that
+ * declares tasks, which the merino-prof pkg-config file and the merino::prof CMake target set. */
+#if defined(MERINO_PROFILE) && (MERINO_PROFILE + 0)
+#define MERINO__PROFILE 1
+#else
+#define MERINO__PROFILE 0
+#endif
+
 #define MERINO__TASK_SIZE 128
 
 /* One slot of a worker's task stack: its state word, then the task's arguments (later its result).
@@ -36,6 +44,10 @@ typedef struct merino__worker {
     merino__task *base;   /* the first descriptor of this worker's stack */
     merino__task *end;    /* one past the last descriptor */
     uint64_t spawns;      /* tasks spawned, counted only where MERINO_STATS is defined */
+#if MERINO__PROFILE /* profiler: the per-worker words the inline hooks use (merino/internal/prof.h) */
+    struct merino__prof_slot *prof_slots; /* one per descriptor, the sentinel included */
+    uint64_t prof_inlined;                /* joins that ran their task here (merino__count) */
+#endif
 } merino__worker;
 
 /* What a thief (or the worker taking a root task) calls to run a task: its arguments are in t's
@@ -145,6 +157,16 @@ static inline void merino__count(uint64_t *c) {
     __atomic_store_n(c, __atomic_load_n(c, __ATOMIC_RELAXED) + 1, __ATOMIC_RELAXED); /* no data */
 }
 
+/* ---- profiler hooks: nothing unless MERINO_PROFILE (merino/internal/prof.h) -------------------- */
+
+#if MERINO__PROFILE
+#include "prof.h"
+#else
+#define MERINO__PROF_SPAWN(t) ((void)0)
+#define MERINO__PROF_INLINE(t, stmt) stmt                           /* C++ fork_join */
+#define MERINO__PROF_JOIN_RUN(KIND, R, t, call) KIND##_RETURN(call) /* task_macros.h */
+#endif
+
 /* ---- the hot paths: every spawned task pays for these, so keep them short ---------------------- */
 
 /* Spawn into t, after the payload is written (t may be the sentinel descriptor past the end: its
@@ -157,9 +179,10 @@ static inline void merino__count(uint64_t *c) {
  * MERINO_ALL_PUBLIC (defined before including merino.h, in every file that declares tasks) makes
  * every task public instead: the worst case of the Wool paper's Table II, for measuring. */
 static inline void merino__spawn(merino__task *t, uintptr_t wrap) {
-#ifdef MERINO_STATS
+#if defined(MERINO_STATS) || MERINO__PROFILE
     merino__count(&merino__self->spawns);
 #endif
+    MERINO__PROF_SPAWN(t);
 #if MERINO__CHECKS
     t->check = wrap;
 #endif
