@@ -1,6 +1,8 @@
 /* loop.h — internal declarations of merino's loop layer (src/loop). Never included by users.
  *
  * Files and the direction of their calls (a file calls only files below it in this list):
+ *   team.c      merino__team_*: a loop shared by the threads of a team the program made (an OpenMP
+ *               parallel region: merino_for_omp), each thread running one participant
  *   run.c       merino_for, merino_reduce and the sums: options, entering the pool, one worker,
  *               the deterministic leaves' fixed combining tree
  *   adaptive.c  lazy binary splitting (adaptive, auto)
@@ -66,6 +68,7 @@ typedef struct mrn_loop {
     uint64_t unit_scale;  /* steal: units per chunk index (packed 32-bit ranges) */
 
     _Alignas(MRN_CACHE_LINE) uint64_t next; /* atomic: dynamic, guided: first unit not handed out */
+    uint64_t *counter; /* the counter dynamic and guided use: &next, or a team's (team.c) */
     _Alignas(MRN_CACHE_LINE) mrn_loop_slot *slots; /* steal: one per participant */
     struct mrn_idws_rec *idws;                     /* idws: one per participant */
 } mrn_loop;
@@ -130,10 +133,18 @@ static inline bool mrn_loop_wanted(void) {
     return __atomic_load_n(&mrn_self()->bot, __ATOMIC_RELAXED) >= merino__next;
 }
 
+/* run.c: fills L from the arguments and options (stops the program on bad ones, naming fn); then,
+ * for a loop shared by `workers` participants, its units, chunk and participants. */
+void mrn_loop_setup(mrn_loop *L, int64_t begin, int64_t end, const merino_for_opts *opts, const char *fn);
+void mrn_loop_prepare(mrn_loop *L, unsigned workers);
 /* adaptive.c: the units [a, b) with lazy splitting, folded into acc. */
 void mrn_loop_adaptive(mrn_loop *L, uint64_t a, uint64_t b, void *acc);
-/* shares.c: the units with one share per participant (L->parts), folded into acc. */
+/* shares.c: the units with one share per participant (L->parts), folded into acc; or its parts:
+ * the set-up (the schedule's ranges, counter and signal), participant p, the clean-up. */
 void mrn_loop_shares(mrn_loop *L, void *acc);
+void mrn_loop_shares_setup(mrn_loop *L);
+void mrn_loop_share(mrn_loop *L, unsigned p, void *acc);
+void mrn_loop_shares_teardown(mrn_loop *L);
 /* idws.c: the participants' ranges and the signal (set up once per loop, before the participants
  * run; stops the program when the signal cannot be had), participant p, and the clean-up. */
 void mrn_idws_setup(mrn_loop *L);
