@@ -151,6 +151,26 @@ void mrn_idws_setup(mrn_loop *L);
 void mrn_idws_share(mrn_loop *L, unsigned p, void *acc);
 void mrn_idws_teardown(mrn_loop *L);
 extern uint64_t mrn_idws_sent, mrn_idws_given, mrn_idws_fallbacks; /* counts, for the tests */
+/* The steps of the donation protocol (idws.c) where tests/test_loop_inject.c delivers the signal,
+ * or stalls the thread, in a build of idws.c with MRN_IDWS_TEST_HOOKS (never in the library). */
+enum mrn_idws_step {
+    /* on the owner of the range (the victim): */
+    MRN_IDWS_STEP_CLAIM_BEGIN,   /* about to store its claim of the next chunk */
+    MRN_IDWS_STEP_CLAIM_STORED,  /* claim stored, before the fence */
+    MRN_IDWS_STEP_CLAIM_FENCED,  /* after the fence, before reading the end */
+    MRN_IDWS_STEP_CLAIM_LOCKED,  /* the end was lowered past the claim: settling it, lock held */
+    MRN_IDWS_STEP_CLAIM_SETTLED, /* claim settled, lock still held */
+    MRN_IDWS_STEP_CHUNK_DONE,    /* a chunk's bodies returned, before the next claim */
+    MRN_IDWS_STEP_STATE_LOCKED,  /* changing its state (running, idle), lock held */
+    MRN_IDWS_STEP_STATE_STORED,  /* state stored and requests refused, lock still held */
+    MRN_IDWS_STEP_NEW_RANGE,     /* a range it got as a thief installed, lock held */
+    /* on a thief, about the victim's record: */
+    MRN_IDWS_STEP_ASKED,         /* request posted, signal not yet sent */
+    MRN_IDWS_STEP_WITHDRAWN,     /* no answer in time: request withdrawn, victim not yet locked */
+    MRN_IDWS_STEP_SPLIT_LOWERED, /* taking the half itself: victim's end lowered, before the fence */
+    MRN_IDWS_STEP_SPLIT_FENCED,  /* after the fence, before reading the victim's claim */
+    MRN_IDWS_STEPS
+};
 /* schedule.c: MERINO_SCHEDULE, parsed once; stops the program when it is malformed. */
 void mrn_loop_env(merino_for_opts *out);
 
