@@ -70,7 +70,7 @@ def parse_args(argv):
     if bad:
         sys.exit(f"bench/run: unknown system(s) {', '.join(bad)}; known: {', '.join(ALL_SYSTEMS)}")
     if "merino" in systems:
-        systems += ["merino-allpub", "merino-cxx"]
+        systems += ["merino-allpub", "merino-cxx", "merino-loop"]
     args.systems = [s for s in ALL_SYSTEMS if s in systems]
     if args.workers:
         args.workers = sorted({int(w) for w in args.workers.split(",")})

@@ -248,6 +248,8 @@ def size_groups(args, w, sizes, skipped):
                 continue
             if sy == "merino-cxx" and not os.path.exists(os.path.join(BENCH_DIR, w, f"{w}-merino-cxx.cpp")):
                 continue  # only workloads with a C++ version (merino.hpp) have one
+            if sy == "merino-loop" and not os.path.exists(os.path.join(BENCH_DIR, w, f"{w}-merino-loop.c")):
+                continue  # only workloads with a version written with loops (merino_loop.h) have one
             path = binary(args.build_dir, w, sy)
             if not path:
                 if not (sy == "rayon" and w not in RAYON_WORKLOADS):

@@ -6,7 +6,8 @@ import glob
 import json
 import os
 
-ALL_SYSTEMS = ["serial", "merino", "merino-allpub", "merino-cxx", "tbb", "omp-gcc", "omp-clang", "rayon"]
+ALL_SYSTEMS = ["serial", "merino", "merino-allpub", "merino-cxx", "merino-loop", "tbb", "omp-gcc", "omp-clang",
+               "rayon"]
 PARALLEL_SYSTEMS = [s for s in ALL_SYSTEMS if s != "serial"]
 PEERS = ["tbb", "omp-gcc", "omp-clang", "rayon"]  # what merino is compared with
 ALLPUB_WORKLOADS = ["fib", "stress"]  # also run as merino-allpub: the same numbers with every task public
