@@ -89,6 +89,7 @@ int main(int argc, char **argv) {
             }
     }
     double t1 = bench_now();
+    BENCH_MERINO_STATS();
     merino_stop();
 
     char extra[160];

@@ -18,9 +18,12 @@
 #include <stdlib.h>
 
 struct merino_team {
-    mrn_loop L;      /* the team's loop: ranges, counter, records */
+    mrn_loop L;       /* the team's loop: ranges and records; copied by every participant */
     unsigned threads; /* the team's size */
     unsigned left;    /* atomic: participants not yet returned; the last frees the team */
+    /* atomic: dynamic, guided: the first unit not handed out (L.counter points here, outside L,
+     * so that the participants' copies of L read no word that changes under them) */
+    _Alignas(MRN_CACHE_LINE) uint64_t next;
 };
 
 merino_team *merino__team_new(int64_t begin, int64_t end, unsigned threads, const merino_for_opts *opts) {
@@ -31,6 +34,8 @@ merino_team *merino__team_new(int64_t begin, int64_t end, unsigned threads, cons
     if (t == NULL) mrn_fatal("merino_for_omp: out of memory for a loop of %u threads", threads);
     mrn_loop_setup(&t->L, begin, end, opts, "merino_for_omp");
     mrn_loop *L = &t->L;
+    t->next = 0;
+    L->counter = &t->next;
     if (L->schedule == MERINO_SCHEDULE_ADAPTIVE) L->schedule = MERINO_SCHEDULE_IDWS; /* auto too */
     t->threads = threads;
     t->left = threads;
