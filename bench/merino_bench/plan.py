@@ -9,7 +9,7 @@ import sys
 
 from . import BENCH_DIR, log
 from .machine import NCORES
-from .results import ALLPUB_WORKLOADS, STATS_REPS, STATS_WORKERS
+from .results import ALLPUB_WORKLOADS, NO_STATS_WORKLOADS, STATS_REPS, STATS_WORKERS
 
 RAYON_WORKLOADS = ["fib", "stress", "nqueens"]
 FIB_N = 40  # serial fib(40) takes ~0.35 s with gcc -O2 on the 2-core development machine
@@ -274,7 +274,7 @@ def size_groups(args, w, sizes, skipped):
             configs += [(sy, nw, path) for nw in ([1] if sy == "serial" else counts)]
         if configs:
             g = group(w, s, "workload", configs)
-            if args.stats and any(sy == "merino" for (sy, _, _) in configs):
+            if args.stats and w not in NO_STATS_WORKLOADS and any(sy == "merino" for (sy, _, _) in configs):
                 # Table I: the same program built with -DMERINO_STATS reports merino's counters
                 g["stats"] = binary(args.build_dir, w, "merino-stats")
                 if not g["stats"]:

@@ -20,6 +20,10 @@ RUN_MEDIANS = ("region_ns", "lat_median_us", "lat_p99_us", "samples")
 OTHERS_WARN = 0.1  # cores used by other processes during a measurement worth a note
 STATS_WORKERS = 2  # Table I: N_M is the number of steals at 2 workers
 STATS_REPS = 3     # process runs of <w>-merino-stats per size (median of the counts)
+# Workloads without Table I's counter runs (bench/CMakeLists.txt's BENCH_NO_STATS_WORKLOADS builds no
+# <w>-merino-stats for them): the micro-benchmarks, and the loop benchmarks, whose spawns and steals
+# say little (a loop's tasks are its splits) and whose many sizes would double the headline's time
+NO_STATS_WORKLOADS = ("overhead", "steal", "ratios", "loops", "emptyfor", "donation", "reduce")
 
 # (key, label) of ratios-merino's output; each value is [p25, median, p75] over the rounds
 RATIO_KEYS = {"fib_t1_ts": "fib T_1 / T_S", "fib_ts_t2": "fib T_S / T_2",
