@@ -140,6 +140,58 @@ MERINO_API int64_t merino_sum_int64(int64_t begin, int64_t end,
                                     int64_t (*body)(int64_t lo, int64_t hi, void *ctx), void *ctx,
                                     const merino_for_opts *opts);
 
+/* ---- loops on the threads of an OpenMP parallel region ------------------------------------------ */
+
+/** merino_for_omp(begin, end, body, ctx, opts): the loop `#pragma omp for` would run, called by
+ *  EVERY thread of an enclosing `#pragma omp parallel` region (as an orphaned `omp for` is), run on
+ *  the region's threads only, and balanced by interrupt-driven work sharing (the IDWS paper's
+ *  OpenMP use): each thread starts with an equal block of [begin, end) and an idle thread asks the
+ *  one with the most left to give it half, with a real-time signal (see MERINO_SCHEDULE_IDWS).
+ *
+ *      #pragma omp parallel                       // was: #pragma omp parallel
+ *      {                                          //      {
+ *          double mine = 0;                       //          double mine = 0;
+ *          merino_for_omp(0, n, body, &mine, NULL); //        #pragma omp for
+ *          #pragma omp atomic                     //          for (long i = 0; i < n; i++) ...
+ *          total += mine;                         //          ...
+ *      }
+ *
+ *  - begin, end and opts are read on one thread of the team: pass the same values on every thread.
+ *    body and ctx are each thread's own: a thread runs the sub-ranges it is given (its own block,
+ *    and what it is donated) with the body and ctx it passed, so ctx may point to thread-private
+ *    data (a partial sum, as above).
+ *  - It returns on every thread when every index has run (a barrier ends it, as `omp for` without
+ *    `nowait`); the bodies' writes are visible to every thread then.
+ *  - Schedules: opts->schedule idws (the default: also for auto, adaptive and MERINO_SCHEDULE_DEFAULT
+ *    when MERINO_SCHEDULE says auto or adaptive), idws-poll, static, static,K, dynamic, guided and
+ *    steal. Lazy splitting needs merino's own workers, which a region's threads are not.
+ *    `deterministic` fixes the sub-ranges; `stop` works as in merino_for.
+ *  - Called outside a parallel region (a team of one thread), it is one call of the body.
+ *  - Cost over `omp for`: one more barrier per loop (the loop's state is made by one thread and
+ *    handed to the others by `omp single copyprivate`).
+ *  Defined only where the including file is compiled with OpenMP (_OPENMP: gcc/clang -fopenmp); the
+ *  library itself needs no OpenMP. */
+typedef struct merino_team merino_team;
+
+/* The parts of merino_for_omp (internal; any team of threads could use them): one thread makes the
+ * loop for `threads` threads, each thread t in [0, threads) runs its participant with its own body
+ * and ctx, and the last to return frees the loop. */
+MERINO_API merino_team *merino__team_new(int64_t begin, int64_t end, unsigned threads,
+                                         const merino_for_opts *opts);
+MERINO_API void merino__team_run(merino_team *team, unsigned thread, merino_for_fn *body, void *ctx);
+
+#if defined(_OPENMP)
+#include <omp.h>
+static inline void merino_for_omp(int64_t begin, int64_t end, merino_for_fn *body, void *ctx,
+                                  const merino_for_opts *opts) {
+    merino_team *merino__team;
+#pragma omp single copyprivate(merino__team)
+    merino__team = merino__team_new(begin, end, (unsigned)omp_get_num_threads(), opts);
+    merino__team_run(merino__team, (unsigned)omp_get_thread_num(), body, ctx);
+#pragma omp barrier
+}
+#endif
+
 /* ---- schedules as text --------------------------------------------------------------------------- */
 
 /** Parses a schedule as MERINO_SCHEDULE accepts it: "auto", "adaptive", "adaptive,K", "static",

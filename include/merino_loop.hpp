@@ -245,6 +245,32 @@ template <class Range, class F> void parallel_for_each(Range &&range, F &&body, 
     parallel_for_each(begin(range), end(range), std::forward<F>(body), opts);
 }
 
+#if defined(_OPENMP)
+/// merino_for_omp for C++ (merino_loop.h): called by EVERY thread of an enclosing
+/// `#pragma omp parallel` region, runs body over [first, last) on the region's threads, balanced by
+/// interrupt-driven work sharing (schedule idws unless opts says otherwise). first, last and opts
+/// must be the same on every thread; body is each thread's own (it may capture thread-private
+/// partials). Returns on every thread when all positions have run (a barrier). An exception
+/// thrown by a body is rethrown, after the loop, on the thread whose body threw it (which runs no
+/// more of the sub-ranges it is given); the other threads go on with the loop. Exists where this
+/// header is compiled with OpenMP (-fopenmp).
+template <class P, class F> void omp_parallel_for(P first, P last, F &&body, const loop_options &opts = {}) {
+    using Fn = std::remove_reference_t<F>;
+    detail::for_ctx<P, Fn> c{detail::positions<P>(first, last), &body, {}};
+    merino_for_opts o = opts;
+    merino_for_omp(c.pos.begin, c.pos.end, &detail::for_body<P, Fn>, &c, &o);
+    c.err.rethrow();
+}
+
+/// The same with integral bounds of two types: positions of their common type.
+template <class A, class B, class F,
+          std::enable_if_t<std::is_integral_v<A> && std::is_integral_v<B> && !std::is_same_v<A, B>, int> = 0>
+void omp_parallel_for(A first, B last, F &&body, const loop_options &opts = {}) {
+    using P = std::common_type_t<A, B>;
+    omp_parallel_for(static_cast<P>(first), static_cast<P>(last), std::forward<F>(body), opts);
+}
+#endif
+
 /// Reduces [first, last): body(lo, hi, partial) folds a sub-range into a partial and returns it
 /// (or body(i) returns the value of one position); combine(a, b) returns a (+) b for a partial a
 /// before b in iteration order. Each partial starts as a copy of identity (the copy must not

@@ -3,7 +3,9 @@
  * gets (0: none; 1: sines and powers; 2: also cosines; 3: also hyperbolic sines), in five
  * distributions: regular (all 2), random (uniform 0..3), dense-end (a mixture in the first quarter,
  * nothing in the middle, all 3 in the last quarter), dense-start (its mirror image: bad for guided)
- * and periodic (work in every other element, in a period of 8: bad for static,1).
+ * and periodic (work in every other element, in a period of 8: bad for static,1); and two more: pareto
+ * (a heavy tail: P(state >= k) = k^-1.5 up to 255, each state above 3 a round of sinh more) and
+ * hotspot (10% of the elements, contiguous, holding most of the work).
  * Params: dist n [schedule] — schedule is the system's own: merino's (auto, adaptive, static,
  * static,K, dynamic,K, guided,K, steal, idws, idws-poll), OpenMP's (static, static,K, dynamic,K, guided[,K], through
  * schedule(runtime); runtime: OMP_SCHEDULE) or oneTBB's partitioner (auto, simple (grain 1), affinity). The serial version

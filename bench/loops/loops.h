@@ -6,7 +6,7 @@
 extern "C" {
 #endif
 
-enum { LOOPS_REGULAR, LOOPS_RANDOM, LOOPS_DENSE_END, LOOPS_DENSE_START, LOOPS_PERIODIC };
+enum { LOOPS_REGULAR, LOOPS_RANDOM, LOOPS_DENSE_END, LOOPS_DENSE_START, LOOPS_PERIODIC, LOOPS_PARETO, LOOPS_HOTSPOT };
 
 typedef struct loops_args {
     int workers, reps;
@@ -17,9 +17,11 @@ typedef struct loops_args {
 
 /* Parses `dist n [schedule]`; returns 0, or 2 after printing the usage. */
 int loops_parse(int argc, char **argv, loops_args *a);
-/* states[0..n) for the distribution: values 0..3, the work of each element. */
+/* states[0..n) for the distribution: values 0..3 (pareto: up to 255, hotspot: 1 and 20), the work
+ * of each element. */
 unsigned char *loops_states(int dist, long n);
-/* The work of element i: nothing (state 0) up to sin, cos, powers and sinh (state 3). */
+/* The work of element i: nothing (state 0) up to sin, cos, powers and sinh (state 3), and a round
+ * of sinh more for each state above 3. */
 double loops_work(const unsigned char *states, long i);
 /* out[i] = loops_work(states, i) for i in [lo, hi): the loop body of every version. */
 void loops_range(const unsigned char *states, double *out, long lo, long hi);

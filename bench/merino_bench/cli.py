@@ -5,11 +5,13 @@
     bench/run --only fib,stress --systems serial,merino,tbb --workers 1,2,4
     bench/run --quick --no-build   tiny sizes, 2 runs each: a smoke test (ctest bench_smoke)
     bench/run --list               print what would run, and exit
+    bench/run --only loops --compete   the same with a CPU-bound process bound to the last CPU
 
 Systems: serial, merino, merino-allpub (merino built with -DMERINO_ALL_PUBLIC: every task public,
 the worst case of the Wool paper's Table II; run for fib and stress whenever merino is), merino-cxx
 (merino's C++ interface, merino.hpp; run for the workloads that have a <w>-merino-cxx.cpp, region,
-whenever merino is), tbb, omp-gcc, omp-clang, rayon. Each measurement is the median of --reps process runs (default 5). Worker counts
+whenever merino is), merino-loop (the workload written with merino's loops, for those that have a
+<w>-merino-loop.c: mm, ssf, heat, whenever merino is), tbb, omp-gcc, omp-clang, rayon. Each measurement is the median of --reps process runs (default 5). Worker counts
 above the number of cores are allowed and labelled oversubscribed (the Hood paper's experiments).
 
 The contract every benchmark program follows is in bench/README.md. Needs Python 3 (stdlib); the
@@ -26,7 +28,7 @@ import time
 
 from . import BENCH_DIR, ROOT, log
 from . import report
-from .execute import build, install_peers, run_groups, tsc_hz
+from .execute import Competitor, build, install_peers, run_groups, tsc_hz
 from .machine import NCORES, machine_info
 from .plan import estimate, list_lines, make_plan, which_set
 from .plots import plot_file
@@ -58,6 +60,9 @@ def parse_args(argv):
     ap.add_argument("--no-plots", action="store_true")
     ap.add_argument("--no-stats", dest="stats", action="store_false",
                     help="skip Table I's runs of <w>-merino-stats (merino's spawn and steal counters)")
+    ap.add_argument("--compete", action="store_true",
+                    help="run a CPU-bound competing process bound to the last CPU beside every measurement "
+                         f"(the machine then offers {NCORES} - 1/2 CPUs to {NCORES} workers: the issue's 1.5 of 2)")
     ap.add_argument("--list", action="store_true", help="print the plan and exit")
     ap.add_argument("--plot-only", metavar="JSONL", help="only draw the plots of a results file")
     ap.add_argument("--report", action="store_true",
@@ -70,7 +75,7 @@ def parse_args(argv):
     if bad:
         sys.exit(f"bench/run: unknown system(s) {', '.join(bad)}; known: {', '.join(ALL_SYSTEMS)}")
     if "merino" in systems:
-        systems += ["merino-allpub", "merino-cxx"]
+        systems += ["merino-allpub", "merino-cxx", "merino-loop"]
     args.systems = [s for s in ALL_SYSTEMS if s in systems]
     if args.workers:
         args.workers = sorted({int(w) for w in args.workers.split(",")})
@@ -135,8 +140,10 @@ def main(argv=None):
         out.write(json.dumps({"kind": "meta", "time": stamp, "host": platform.node(), "cores": NCORES,
                               "tsc_hz": hz, "argv": sys.argv[1:] if argv is None else argv, "reps": args.reps,
                               "workers": args.workers, "systems": args.systems, "set": which_set(args),
+                              "compete": args.compete,
                               "estimate_s": est, **machine}) + "\n")
-        records, elapsed, (others, steal) = run_groups(args, groups, out)
+        with Competitor(args.compete):
+            records, elapsed, (others, steal) = run_groups(args, groups, out)
         derived = derived_rows(records, hz)
         for r in derived:
             out.write(json.dumps(r) + "\n")

@@ -169,6 +169,28 @@ def median_of(outs, field):
     return statistics.median(vals) if vals else None
 
 
+class Competitor:
+    """A CPU-bound process bound to the last CPU while the block runs (--compete): the machine then
+    offers one CPU less half of one to the workers, the Hood paper's multiprogrammed setting."""
+
+    def __init__(self, on):
+        self.on, self.proc = on, None
+
+    def __enter__(self):
+        if self.on:
+            cpu = max(os.sched_getaffinity(0))
+            self.proc = subprocess.Popen([sys.executable, "-c", "while True: pass"],
+                                         preexec_fn=lambda: os.sched_setaffinity(0, {cpu}))
+            log(f"competing process {self.proc.pid}: a busy loop bound to CPU {cpu}")
+        return self
+
+    def __exit__(self, *exc):
+        if self.proc:
+            self.proc.kill()
+            self.proc.wait()
+        return False
+
+
 def run_groups(args, groups, out):
     """Runs every group; configs of a group are interleaved run by run (less drift between them);
     then, for Table I, a few runs of <w>-merino-stats at 2 workers. Returns (records, seconds,
@@ -228,6 +250,7 @@ def run_configs(args, g, wr, prog):
             "check": "ok" if not errors[key] and runs[key] else "FAIL",
             "error": errors[key], "tasks": res.get("tasks"), "result": res.get("result"),
             "walls": [o["wall"] for o in outs[key]], "others_cores": others, "steal_cores": steal,
+            "compete": bool(getattr(args, "compete", False)),
         }
         for f in RUN_MEDIANS:
             if any(o.get(f) is not None for o in outs[key]):

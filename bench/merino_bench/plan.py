@@ -9,17 +9,18 @@ import sys
 
 from . import BENCH_DIR, log
 from .machine import NCORES
-from .results import ALLPUB_WORKLOADS, STATS_REPS, STATS_WORKERS
+from .results import ALLPUB_WORKLOADS, NO_STATS_WORKLOADS, STATS_REPS, STATS_WORKERS
 
 RAYON_WORKLOADS = ["fib", "stress", "nqueens"]
 FIB_N = 40  # serial fib(40) takes ~0.35 s with gcc -O2 on the 2-core development machine
 
 
-def size(params, reps=1, systems=None, note="", est=None):
+def size(params, reps=1, systems=None, note="", est=None, workers=None):
     """One problem size: positional params, in-process --reps, optionally a subset of systems; est =
     the serial kernel's seconds on the 2-core development machine (for the estimate printed at the
-    start when no earlier results file has this size)."""
-    return {"params": params, "reps": reps, "systems": systems, "note": note, "est": est}
+    start when no earlier results file has this size); workers = "max": the parallel systems run at
+    the largest of --workers only (None: at every count)."""
+    return {"params": params, "reps": reps, "systems": systems, "note": note, "est": est, "workers": workers}
 
 
 # Headline sizes: each serial kernel takes ~0.1-0.2 s on the 2-core development machine (est), so
@@ -32,30 +33,36 @@ CHEAP_TASKS = ["serial", "merino", "merino-allpub", "rayon"]
 PER_TREE = 1  # stress's 4th param: one parallel region per tree
 # region: (W, R, est), est counting ~5 us a region for the parallel systems
 REGION_SIZES = [(0, 1000, 0.05), (100, 1000, 0.05), (1000, 1000, 0.05), (10000, 1000, 0.09), (100000, 100, 0.09)]
-# loops: the IDWS paper's synthetic benchmark (bench/loops). Every system names its own schedules,
-# so each size is one distribution and one schedule, run on the systems that have that schedule;
-# serial runs once per distribution (with the first schedule).
-LOOP_DISTS = ["regular", "random", "dense-end", "dense-start", "periodic"]
+# loops: the IDWS paper's synthetic benchmark (bench/loops), its five distributions and two more
+# (pareto: a heavy tail; hotspot: 10% of the elements with most of the work). Every system names its
+# own schedules, so each size is one distribution and one schedule, run on the systems that have
+# that schedule; serial runs once per distribution (with the first schedule). The paper's Table 1 is
+# at the full worker count, so every schedule runs at the largest --workers only, except auto (and
+# oneTBB's auto), which also runs at 1 worker (the issue's "at most 3% slower than serial").
+LOOP_DISTS = ["regular", "random", "dense-end", "dense-start", "periodic", "pareto", "hotspot"]
 LOOP_OMP = ["omp-gcc", "omp-clang"]
-LOOP_SCHEDULES = [  # (schedule, systems); --all runs every one, the headline the first four
+LOOP_SCHEDULES = [  # (schedule, systems): every merino schedule, OpenMP's four of the paper, oneTBB's three
     ("static", ["serial", "merino"] + LOOP_OMP),
-    ("guided", ["merino"] + LOOP_OMP),
     ("auto", ["merino", "tbb"]),
-    ("dynamic,1", ["merino"] + LOOP_OMP),
-    ("static,1", ["merino"] + LOOP_OMP),
-    ("steal", ["merino"]),
     ("adaptive", ["merino"]),
     ("idws", ["merino"]),
     ("idws-poll", ["merino"]),
+    ("steal", ["merino"]),
+    ("static,1", ["merino"] + LOOP_OMP),
+    ("dynamic,1", ["merino"] + LOOP_OMP),
+    ("guided", ["merino"] + LOOP_OMP),
     ("simple", ["tbb"]),
     ("affinity", ["tbb"]),
 ]
-LOOP_N = 1 << 20  # about 0.1 s serially on the 2-core development machine (~100 ns an element)
+LOOP_N = 1 << 20  # about 0.1 s serially on a quiet 2-core development machine (~100 ns an element)
+LOOP_SMALL = 1000  # "a loop of 1,000 iterations": regular, repeated in-process (about 0.1 ms a loop)
+LOOP_SMALL_REPS = 1000
 
 
-def loop_sizes(n, schedules, est=None, reps=1):
-    return [size(f"{d} {n} {sched}", reps=reps, systems=systems, est=est)
-            for d in LOOP_DISTS for (sched, systems) in schedules]
+def loop_sizes(n, schedules, est=None, reps=1, dists=LOOP_DISTS):
+    return [size(f"{d} {n} {sched}", reps=reps, systems=systems, est=est,
+                 workers=None if sched == "auto" else "max")
+            for d in dists for (sched, systems) in schedules]
 
 
 WORKLOADS = {
@@ -112,8 +119,11 @@ WORKLOADS = {
         "doc": "loops dist n schedule: the IDWS paper's synthetic loop (states 0..3 decide each element's "
                "trigonometric work) in the distributions regular, random, dense-end, dense-start, periodic; "
                "schedule: the system's own (merino's, OpenMP's via schedule(runtime), oneTBB's partitioner)",
-        "headline": loop_sizes(LOOP_N, LOOP_SCHEDULES[:4], est=0.1),
-        "all": loop_sizes(LOOP_N, LOOP_SCHEDULES, est=0.1) + loop_sizes(16 * LOOP_N, LOOP_SCHEDULES, est=1.6),
+        "headline": loop_sizes(LOOP_N, LOOP_SCHEDULES, est=0.1)
+        + loop_sizes(LOOP_SMALL, LOOP_SCHEDULES, est=0.1, reps=LOOP_SMALL_REPS, dists=["regular"]),
+        "all": loop_sizes(LOOP_N, LOOP_SCHEDULES, est=0.1)
+        + loop_sizes(LOOP_SMALL, LOOP_SCHEDULES, est=0.1, reps=LOOP_SMALL_REPS, dists=["regular", "random"])
+        + loop_sizes(16 * LOOP_N, LOOP_SCHEDULES, est=1.6),
         "quick": [size(f"random 2000 {sched}", systems=systems) for (sched, systems) in LOOP_SCHEDULES],
     },
     # The TBB paper's Figure 6: task objects (plain, +C, +CB, +CBR) against oneTBB's task_group and
@@ -183,8 +193,9 @@ def binary(build_dir, workload, system):
 
 def params_file_sizes(workload, which):
     """Sizes of a workload the runner has no table for, from bench/<w>/params:
-    lines `headline: <params> [--reps R] [~S]`, `all: ...`, `quick: ...`; '#' starts a comment;
-    ~S = about S seconds serially (for the estimate). --all runs the headline and the all lines."""
+    lines `headline: <params> [--reps R] [--max-workers] [~S]`, `all: ...`, `quick: ...`; '#' starts a
+    comment; ~S = about S seconds serially (for the estimate); --max-workers: the parallel systems run
+    at the largest --workers only. --all runs the headline and the all lines."""
     path = os.path.join(BENCH_DIR, workload, "params")
     if not os.path.exists(path):
         return None
@@ -207,7 +218,11 @@ def params_file_sizes(workload, which):
                 i = toks.index("--reps")
                 reps = int(toks[i + 1])
                 del toks[i:i + 2]
-            sets[key].append(size(" ".join(toks), reps=reps, est=est))
+            workers = None
+            if "--max-workers" in toks:
+                toks.remove("--max-workers")
+                workers = "max"
+            sets[key].append(size(" ".join(toks), reps=reps, est=est, workers=workers))
     if which == "all":
         seen, out = set(), []
         for s in sets["headline"] + sets["all"]:
@@ -261,15 +276,18 @@ def size_groups(args, w, sizes, skipped):
                 continue
             if sy == "merino-cxx" and not os.path.exists(os.path.join(BENCH_DIR, w, f"{w}-merino-cxx.cpp")):
                 continue  # only workloads with a C++ version (merino.hpp) have one
+            if sy == "merino-loop" and not os.path.exists(os.path.join(BENCH_DIR, w, f"{w}-merino-loop.c")):
+                continue  # only workloads with a version written with loops (merino_loop.h) have one
             path = binary(args.build_dir, w, sy)
             if not path:
                 if not (sy == "rayon" and w not in RAYON_WORKLOADS):
                     skipped.append(f"{w}-{sy}")
                 continue
-            configs += [(sy, nw, path) for nw in ([1] if sy == "serial" else args.workers)]
+            counts = [max(args.workers)] if s.get("workers") == "max" else args.workers
+            configs += [(sy, nw, path) for nw in ([1] if sy == "serial" else counts)]
         if configs:
             g = group(w, s, "workload", configs)
-            if args.stats and any(sy == "merino" for (sy, _, _) in configs):
+            if args.stats and w not in NO_STATS_WORKLOADS and any(sy == "merino" for (sy, _, _) in configs):
                 # Table I: the same program built with -DMERINO_STATS reports merino's counters
                 g["stats"] = binary(args.build_dir, w, "merino-stats")
                 if not g["stats"]:

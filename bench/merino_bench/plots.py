@@ -11,11 +11,11 @@ import subprocess
 import sys
 
 from . import BENCH_DIR, log
-from . import pyenv
+from . import loops, pyenv
 from .results import (ALL_SYSTEMS, ALLPUB_WORKLOADS, OTHERS_WARN, PARALLEL_SYSTEMS, commit_label, date_label,
                       loaded, machine_label, read, workload_groups)
 
-KINDS = ["speedup", "overhead", "steal"]
+KINDS = ["speedup", "overhead", "steal", "loops"]
 LOAD_COLOR = "red"
 LOAD_NOTE = f"red ring (and outline on bars): other processes used more than {OTHERS_WARN} cores during those runs"
 
@@ -187,7 +187,9 @@ def draw(jsonl):
     import matplotlib.pyplot as plt
     meta, _, records = read(jsonl)
     stem = jsonl[:-len(".jsonl")] if jsonl.endswith(".jsonl") else jsonl
-    figures = (speedup_figure, overhead_figure, steal_figure)
+    def loops_fig(plt, records, meta, path):
+        return loops.figure(plt, records, meta, path, finish, system_color)
+    figures = (speedup_figure, overhead_figure, steal_figure, loops_fig)
     files = [fig(plt, records, meta, f"{stem}-{kind}.png") for kind, fig in zip(KINDS, figures)]
     return [f for f in files if f]
 

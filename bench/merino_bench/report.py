@@ -158,8 +158,8 @@ def document(jsonl, meta, end, records, plots):
          "packages (`scripts/install-deps.sh --bench`: oneTBB, clang and libomp, the allocators) and, for the "
          "plots, matplotlib in `bench/.venv` from `bench/requirements.txt`; it says which peers it skipped "
          "and why. Options of `bench/run`: `--all`, "
-         "`--quick`, `--only W1,W2`, `--systems S1,S2` (serial, merino, merino-allpub, merino-cxx, tbb, omp-gcc, "
-         "omp-clang, rayon), `--workers 1,2,4` (counts above the cores are labelled oversubscribed), `--reps N` (process "
+         "`--quick`, `--only W1,W2`, `--systems S1,S2` (serial, merino, merino-allpub, merino-cxx, merino-loop, tbb, omp-gcc, "
+         "omp-clang, rayon), `--compete`, `--workers 1,2,4` (counts above the cores are labelled oversubscribed), `--reps N` (process "
          "runs per measurement, median reported; default 5), `--no-stats` (skip Table I's counter runs), "
          "`--no-build`, `--no-install`, `--build-dir`, `--results-dir`, `--timeout`, `--slow`, `--no-plots`, "
          "`--plot-only FILE`, `--list` (the plan and its estimated time), `--report`. It prints the estimated "
@@ -202,11 +202,16 @@ def document(jsonl, meta, end, records, plots):
         L += ["### One region per tree", "", secs["per_tree"]["title"] + ".", ""] + code_block(secs["per_tree"]) + [""]
     if secs.get("prof"):
         L += ["### The profiler", "", secs["prof"]["title"] + ".", ""] + code_block(secs["prof"]) + [""]
+    if secs["loops"]:
+        L += ["### Loops (the IDWS paper's Table 1)", "", secs["loops"]["title"] + ".", ""] + code_block(secs["loops"]) + [""]
+    if secs["donation"]:
+        L += ["### Donation latency", "", secs["donation"]["title"] + ".", ""] + code_block(secs["donation"]) + [""]
     if plots:
         L += ["### Plots", ""]
         captions = {"speedup": "Speedup against serial per workload size and system",
                     "overhead": "Overhead per task at 1 worker, (T_1 - T_S) / N_T in cycles",
-                    "steal": "Steal cost (hatched: more workers than cores)"}
+                    "steal": "Steal cost (hatched: more workers than cores)",
+                    "loops": "Loops: time relative to the fastest schedule of each distribution (the IDWS paper's Figure 2)"}
         for p, path in plots:
             L += [f"![{captions[p]}]({os.path.relpath(path, os.path.join(ROOT, 'docs'))})", ""]
     L += ["## The workloads", "",

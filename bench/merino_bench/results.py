@@ -6,18 +6,24 @@ import glob
 import json
 import os
 
-ALL_SYSTEMS = ["serial", "merino", "merino-allpub", "merino-cxx", "tbb", "omp-gcc", "omp-clang", "rayon"]
+ALL_SYSTEMS = ["serial", "merino", "merino-allpub", "merino-cxx", "merino-loop", "tbb", "omp-gcc", "omp-clang",
+               "rayon"]
 PARALLEL_SYSTEMS = [s for s in ALL_SYSTEMS if s != "serial"]
 PEERS = ["tbb", "omp-gcc", "omp-clang", "rayon"]  # what merino is compared with
 ALLPUB_WORKLOADS = ["fib", "stress"]  # also run as merino-allpub: the same numbers with every task public
 RECORD_KINDS = ("workload", "stats", "overhead", "steal", "ratios", "prof")  # measured, not derived
 # Fields of a program's JSON line a record keeps as the median over its runs (and the runs' values
-# as <field>_runs): region's per-region time, the median over the rounds of one process
-RUN_MEDIANS = ("region_ns",)
+# as <field>_runs): region's per-region time, the median over the rounds of one process; donation's
+# latencies (median and 99th percentile over the loops of one process) and sample count
+RUN_MEDIANS = ("region_ns", "lat_median_us", "lat_p99_us", "samples")
 
 OTHERS_WARN = 0.1  # cores used by other processes during a measurement worth a note
 STATS_WORKERS = 2  # Table I: N_M is the number of steals at 2 workers
 STATS_REPS = 3     # process runs of <w>-merino-stats per size (median of the counts)
+# Workloads without Table I's counter runs (bench/CMakeLists.txt's BENCH_NO_STATS_WORKLOADS builds no
+# <w>-merino-stats for them): the micro-benchmarks, and the loop benchmarks, whose spawns and steals
+# say little (a loop's tasks are its splits) and whose many sizes would double the headline's time
+NO_STATS_WORKLOADS = ("overhead", "steal", "ratios", "prof", "loops", "emptyfor", "donation", "reduce")
 
 # (key, label) of ratios-merino's output; each value is [p25, median, p75] over the rounds
 RATIO_KEYS = {"fib_t1_ts": "fib T_1 / T_S", "fib_ts_t2": "fib T_S / T_2",

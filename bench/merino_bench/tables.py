@@ -1,5 +1,6 @@
 """The text tables bench/run prints and docs/benchmarks.md shows, as sections: a title and lines."""
 
+from . import loops
 from .results import (ALL_SYSTEMS, OTHERS_WARN, PARALLEL_SYSTEMS, PEERS, PROF_WORKLOADS, RATIO_KEYS, STATS_REPS, group_name,
                       ok_median, workload_groups)
 
@@ -339,4 +340,8 @@ def report_sections(records, derived, workers, reps, cores):
     return {"table": main_table(records, workers, reps, cores), "fastest": fastest_section(records, workers),
             "table1": table1_section(table1), "overhead": overhead_section(overhead, records),
             "steal": steal_section(records), "region": region_section(records, workers),
-            "per_tree": per_tree_section(records, workers), "prof": prof_section(records)}
+            "per_tree": per_tree_section(records, workers), "prof": prof_section(records),
+            "loops": section("Loops (bench/loops) in the layout of the IDWS paper's Table 1",
+                             loops.loops_lines(records, render, fmt_s, fmt_r)),
+            "donation": section("Donation latency (bench/donation): an idle worker's wait for work, microseconds",
+                                loops.donation_lines(records, render, fmt_r))}

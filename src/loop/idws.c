@@ -33,7 +33,9 @@
 /* How long a thief waits for a victim's answer before it takes the half itself. Long enough for a
  * running victim to take the signal (a few microseconds) or finish a chunk (MRN_LOOP_CHUNK_NS);
  * short next to a scheduler's time slice, which is what a descheduled victim costs otherwise. */
+#ifndef MRN_IDWS_PATIENCE_NS
 #define MRN_IDWS_PATIENCE_NS 200000
+#endif
 /* The signal, as an offset from SIGRTMIN, unless MERINO_IDWS_SIGNAL says otherwise. */
 #define MRN_IDWS_SIGNAL_OFFSET 3
 
@@ -53,6 +55,27 @@ typedef struct mrn_idws_rec {
     struct mrn_idws_rec *all; /* the loop's records, for the handler */
     uint64_t min;             /* a range is split only when it has 2 * min units left */
 } mrn_idws_rec;
+
+/* ---- test hooks ----------------------------------------------------------------------------------
+ * tests/test_loop_inject.c compiles this file again, with MRN_IDWS_TEST_HOOKS defined, into its own
+ * executable (in place of the library's copy): MRN_IDWS_STEP(step, r) then calls the test at every
+ * step of the protocol listed in loop.h (enum mrn_idws_step), where it delivers the signal, or
+ * stalls the thread, at exactly that step; thieves send no signal of their own while
+ * mrn_idws_test_quiet is set, so that the test's are the only ones. The library compiles none of
+ * it. */
+#ifdef MRN_IDWS_TEST_HOOKS
+struct mrn_idws_rec;
+static void mrn_idws_test_step(enum mrn_idws_step step, struct mrn_idws_rec *r);
+static bool mrn_idws_test_quiet;          /* atomic: thieves send no signal */
+static uint64_t mrn_idws_test_handled;    /* atomic: handler runs */
+#define MRN_IDWS_STEP(step, r) mrn_idws_test_step(step, r)
+#define MRN_IDWS_SEND() (!__atomic_load_n(&mrn_idws_test_quiet, __ATOMIC_RELAXED)) /* relaxed: a test's switch */
+#define MRN_IDWS_HANDLED() __atomic_fetch_add(&mrn_idws_test_handled, 1, __ATOMIC_RELEASE) /* release: the handler's stores, for the test's acquire load */
+#else
+#define MRN_IDWS_STEP(step, r) ((void)0)
+#define MRN_IDWS_SEND() true
+#define MRN_IDWS_HANDLED() ((void)0)
+#endif
 
 /* Counts for the tests (tests/test_loop_idws.c), summed over the process. */
 uint64_t mrn_idws_sent;      /* atomic: signals sent */
@@ -92,17 +115,22 @@ static inline uint64_t mrn_idws_left(mrn_idws_rec *r) {
  * nothing is left). */
 static uint64_t mrn_idws_claim(mrn_idws_rec *r, uint64_t at, uint64_t want) {
     uint64_t t = want < UINT64_MAX - at ? at + want : UINT64_MAX;
+    MRN_IDWS_STEP(MRN_IDWS_STEP_CLAIM_BEGIN, r);
     __atomic_store_n(&r->claimed, t, __ATOMIC_RELAXED); /* relaxed: ordered by the fence below */
+    MRN_IDWS_STEP(MRN_IDWS_STEP_CLAIM_STORED, r);
     /* seq_cst fence: our claim before our read of end, against a thief's store of end before its
      * read of claimed (mrn_idws_split): one of us sees the other's store */
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    MRN_IDWS_STEP(MRN_IDWS_STEP_CLAIM_FENCED, r);
     uint64_t e = __atomic_load_n(&r->end, __ATOMIC_RELAXED); /* relaxed: see the fence */
     if (MRN_LIKELY(t <= e)) return t;
     mrn_idws_lock(r); /* end was lowered, maybe below our claim: settle it with the lock held */
+    MRN_IDWS_STEP(MRN_IDWS_STEP_CLAIM_LOCKED, r);
     e = __atomic_load_n(&r->end, __ATOMIC_RELAXED); /* relaxed: the lock orders it */
     t = t < e ? t : e;
     if (t < at) t = at;
     __atomic_store_n(&r->claimed, t, __ATOMIC_RELAXED); /* relaxed: the lock orders it */
+    MRN_IDWS_STEP(MRN_IDWS_STEP_CLAIM_SETTLED, r);
     mrn_idws_unlock(r);
     return t;
 }
@@ -117,8 +145,10 @@ static bool mrn_idws_split(mrn_idws_rec *r, bool from_owner, uint64_t *lo, uint6
     uint64_t mid = k + (e - k) / 2;
     __atomic_store_n(&r->end, mid, __ATOMIC_RELAXED); /* relaxed: ordered by the fence below */
     if (!from_owner) {
+        MRN_IDWS_STEP(MRN_IDWS_STEP_SPLIT_LOWERED, r);
         /* seq_cst fence: the other half of the Dekker pair of mrn_idws_claim */
         __atomic_thread_fence(__ATOMIC_SEQ_CST);
+        MRN_IDWS_STEP(MRN_IDWS_STEP_SPLIT_FENCED, r);
         if (__atomic_load_n(&r->claimed, __ATOMIC_RELAXED) > mid) { /* relaxed: see the fence */
             __atomic_store_n(&r->end, e, __ATOMIC_RELAXED); /* the owner got there: give it back */
             return false;
@@ -153,11 +183,17 @@ static void mrn_idws_donate(mrn_idws_rec *r) {
     mrn_idws_unlock(r);
 }
 
+/* The handler is async-signal-safe: it calls no function but lock-free atomic operations on the
+ * records (checked here), plain stores to the thief's mailbox and errno's save and restore; it
+ * reads its record through an initial-exec thread-local (no lazy allocation), and only try-locks. */
+_Static_assert(__atomic_always_lock_free(sizeof(uint64_t), 0) && __atomic_always_lock_free(sizeof(uint32_t), 0),
+               "the idws signal handler needs lock-free 32- and 64-bit atomics");
 static void mrn_idws_handler(int sig, siginfo_t *info, void *uc) {
     (void)sig, (void)info, (void)uc;
     int saved = errno;
     mrn_idws_rec *r = mrn_idws_current;
     if (r) mrn_idws_donate(r);
+    MRN_IDWS_HANDLED();
     errno = saved;
 }
 
@@ -248,11 +284,13 @@ void mrn_idws_teardown(mrn_loop *L) {
 /* Sets r's state, answering a request that can no longer be served (leaving: REFUSED). */
 static void mrn_idws_set_state(mrn_idws_rec *r, uint32_t state) {
     mrn_idws_lock(r);
+    MRN_IDWS_STEP(MRN_IDWS_STEP_STATE_LOCKED, r);
     /* acquire: as in mrn_idws_donate (the thief's WAITING before our REFUSED) */
     uint32_t q = __atomic_exchange_n(&r->req, 0, __ATOMIC_ACQUIRE);
     if (q) __atomic_store_n(&r->all[q - 1].answer, MRN_IDWS_REFUSED, __ATOMIC_RELEASE); /* release: as there */
     /* release: the thread (and the range) before RUNNING, for a thief's acquire load */
     __atomic_store_n(&r->state, state, __ATOMIC_RELEASE);
+    MRN_IDWS_STEP(MRN_IDWS_STEP_STATE_STORED, r);
     mrn_idws_unlock(r);
 }
 
@@ -264,7 +302,8 @@ static bool mrn_idws_ask(const mrn_loop *L, mrn_idws_rec *me, mrn_idws_rec *v, u
     /* release: our answer = WAITING before any donor can overwrite it */
     if (!__atomic_compare_exchange_n(&v->req, &none, mine, false, __ATOMIC_RELEASE, __ATOMIC_RELAXED))
         return false; /* another thief asks: choose again */
-    if (L->schedule == MERINO_SCHEDULE_IDWS) {
+    MRN_IDWS_STEP(MRN_IDWS_STEP_ASKED, v);
+    if (L->schedule == MERINO_SCHEDULE_IDWS && MRN_IDWS_SEND()) {
         mrn_idws_count(&mrn_idws_sent);
         pthread_kill(v->thread, mrn_idws_signal);
     }
@@ -280,6 +319,7 @@ static bool mrn_idws_ask(const mrn_loop *L, mrn_idws_rec *me, mrn_idws_rec *v, u
         if (!taken && mrn_clock_ns() - t0 > MRN_IDWS_PATIENCE_NS) {
             /* relaxed: withdrawn, nobody answers it now (a donor that took it first answers) */
             if (__atomic_compare_exchange_n(&v->req, &mine, 0, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+                MRN_IDWS_STEP(MRN_IDWS_STEP_WITHDRAWN, v);
                 mrn_idws_lock(v);
                 bool got = mrn_idws_split(v, false, lo, hi);
                 mrn_idws_unlock(v);
@@ -301,15 +341,15 @@ static bool mrn_idws_find(const mrn_loop *L, mrn_idws_rec *me, uint64_t *lo, uin
         for (unsigned p = 0; p < L->parts; p++) {
             mrn_idws_rec *r = &me->all[p];
             uint64_t left = mrn_idws_left(r);
-            /* acquire: a RUNNING state publishes the thread to signal */
+            /* relaxed: a snapshot to choose from; the victim's thread is read after the acquire below */
             if (r != me && left >= 2 * me->min && left > best_left &&
-                __atomic_load_n(&r->state, __ATOMIC_ACQUIRE) != MRN_IDWS_IDLE) {
+                __atomic_load_n(&r->state, __ATOMIC_RELAXED) != MRN_IDWS_IDLE) {
                 best = r;
                 best_left = left;
             }
         }
         if (best == NULL || mrn_loop_cut(L)) return false;
-        /* acquire: as above */
+        /* acquire: a RUNNING state publishes the thread to signal (mrn_idws_ask) */
         if (__atomic_load_n(&best->state, __ATOMIC_ACQUIRE) == MRN_IDWS_PENDING) {
             mrn_idws_lock(best); /* nobody runs it yet: take the half directly */
             bool got = __atomic_load_n(&best->state, __ATOMIC_RELAXED) == MRN_IDWS_PENDING && /* relaxed: locked */
@@ -340,6 +380,7 @@ void mrn_idws_share(mrn_loop *L, unsigned p, void *acc) {
             uint64_t hi = mrn_idws_claim(me, at, chunk);
             if (hi <= at || mrn_loop_cut(L)) break;
             mrn_loop_units(L, at, hi, acc);
+            MRN_IDWS_STEP(MRN_IDWS_STEP_CHUNK_DONE, me);
             at = hi;
             uint64_t t1 = mrn_clock_ns();
             chunk = mrn_chunk_next(chunk, t1 - t0, L->chunk);
@@ -350,7 +391,8 @@ void mrn_idws_share(mrn_loop *L, unsigned p, void *acc) {
         if (!mrn_idws_find(L, me, &lo, &hi)) break;
         mrn_idws_lock(me);
         __atomic_store_n(&me->claimed, lo, __ATOMIC_RELAXED); /* relaxed: before RUNNING's release */
-        __atomic_store_n(&me->end, hi, __ATOMIC_RELAXED);
+        __atomic_store_n(&me->end, hi, __ATOMIC_RELAXED); /* relaxed: the lock orders it for thieves */
+        MRN_IDWS_STEP(MRN_IDWS_STEP_NEW_RANGE, me);
         mrn_idws_unlock(me);
         mrn_idws_set_state(me, MRN_IDWS_RUNNING);
         at = lo;

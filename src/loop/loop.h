@@ -1,6 +1,8 @@
 /* loop.h — internal declarations of merino's loop layer (src/loop). Never included by users.
  *
  * Files and the direction of their calls (a file calls only files below it in this list):
+ *   team.c      merino__team_*: a loop shared by the threads of a team the program made (an OpenMP
+ *               parallel region: merino_for_omp), each thread running one participant
  *   run.c       merino_for, merino_reduce and the sums: options, entering the pool, one worker,
  *               the deterministic leaves' fixed combining tree
  *   adaptive.c  lazy binary splitting (adaptive, auto)
@@ -66,6 +68,7 @@ typedef struct mrn_loop {
     uint64_t unit_scale;  /* steal: units per chunk index (packed 32-bit ranges) */
 
     _Alignas(MRN_CACHE_LINE) uint64_t next; /* atomic: dynamic, guided: first unit not handed out */
+    uint64_t *counter; /* the counter dynamic and guided use: &next, or a team's (team.c) */
     _Alignas(MRN_CACHE_LINE) mrn_loop_slot *slots; /* steal: one per participant */
     struct mrn_idws_rec *idws;                     /* idws: one per participant */
 } mrn_loop;
@@ -90,6 +93,8 @@ void mrn_loop_units(const mrn_loop *L, uint64_t a, uint64_t b, void *acc);
 static inline void mrn_partial_init(const mrn_loop *L, void *acc) {
     if (L->r->init)
         L->r->init(acc, L->ctx);
+    else if (L->r->size == 8) /* the sums: a move, not a call of memcpy (once per deterministic leaf) */
+        memcpy(acc, L->r->identity, 8);
     else
         memcpy(acc, L->r->identity, L->r->size);
 }
@@ -130,16 +135,44 @@ static inline bool mrn_loop_wanted(void) {
     return __atomic_load_n(&mrn_self()->bot, __ATOMIC_RELAXED) >= merino__next;
 }
 
+/* run.c: fills L from the arguments and options (stops the program on bad ones, naming fn); then,
+ * for a loop shared by `workers` participants, its units, chunk and participants. */
+void mrn_loop_setup(mrn_loop *L, int64_t begin, int64_t end, const merino_for_opts *opts, const char *fn);
+void mrn_loop_prepare(mrn_loop *L, unsigned workers);
 /* adaptive.c: the units [a, b) with lazy splitting, folded into acc. */
 void mrn_loop_adaptive(mrn_loop *L, uint64_t a, uint64_t b, void *acc);
-/* shares.c: the units with one share per participant (L->parts), folded into acc. */
+/* shares.c: the units with one share per participant (L->parts), folded into acc; or its parts:
+ * the set-up (the schedule's ranges, counter and signal), participant p, the clean-up. */
 void mrn_loop_shares(mrn_loop *L, void *acc);
+void mrn_loop_shares_setup(mrn_loop *L);
+void mrn_loop_share(mrn_loop *L, unsigned p, void *acc);
+void mrn_loop_shares_teardown(mrn_loop *L);
 /* idws.c: the participants' ranges and the signal (set up once per loop, before the participants
  * run; stops the program when the signal cannot be had), participant p, and the clean-up. */
 void mrn_idws_setup(mrn_loop *L);
 void mrn_idws_share(mrn_loop *L, unsigned p, void *acc);
 void mrn_idws_teardown(mrn_loop *L);
 extern uint64_t mrn_idws_sent, mrn_idws_given, mrn_idws_fallbacks; /* counts, for the tests */
+/* The steps of the donation protocol (idws.c) where tests/test_loop_inject.c delivers the signal,
+ * or stalls the thread, in a build of idws.c with MRN_IDWS_TEST_HOOKS (never in the library). */
+enum mrn_idws_step {
+    /* on the owner of the range (the victim): */
+    MRN_IDWS_STEP_CLAIM_BEGIN,   /* about to store its claim of the next chunk */
+    MRN_IDWS_STEP_CLAIM_STORED,  /* claim stored, before the fence */
+    MRN_IDWS_STEP_CLAIM_FENCED,  /* after the fence, before reading the end */
+    MRN_IDWS_STEP_CLAIM_LOCKED,  /* the end was lowered past the claim: settling it, lock held */
+    MRN_IDWS_STEP_CLAIM_SETTLED, /* claim settled, lock still held */
+    MRN_IDWS_STEP_CHUNK_DONE,    /* a chunk's bodies returned, before the next claim */
+    MRN_IDWS_STEP_STATE_LOCKED,  /* changing its state (running, idle), lock held */
+    MRN_IDWS_STEP_STATE_STORED,  /* state stored and requests refused, lock still held */
+    MRN_IDWS_STEP_NEW_RANGE,     /* a range it got as a thief installed, lock held */
+    /* on a thief, about the victim's record: */
+    MRN_IDWS_STEP_ASKED,         /* request posted, signal not yet sent */
+    MRN_IDWS_STEP_WITHDRAWN,     /* no answer in time: request withdrawn, victim not yet locked */
+    MRN_IDWS_STEP_SPLIT_LOWERED, /* taking the half itself: victim's end lowered, before the fence */
+    MRN_IDWS_STEP_SPLIT_FENCED,  /* after the fence, before reading the victim's claim */
+    MRN_IDWS_STEPS
+};
 /* schedule.c: MERINO_SCHEDULE, parsed once; stops the program when it is malformed. */
 void mrn_loop_env(merino_for_opts *out);
 

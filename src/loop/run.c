@@ -16,13 +16,7 @@ static void mrn_combine_leaves(const mrn_loop *L) {
             mrn_partial_fold(L, L->partials + i * L->stride, L->partials + (i + step) * L->stride);
 }
 
-/* Runs the loop on the calling worker; acc is the result's partial (reductions) or NULL. */
-static void mrn_loop_exec(mrn_loop *L, void *acc) {
-    unsigned workers = merino_workers();
-    if (L->leaves == 0 && workers == 1) { /* nothing to share: one call, as the serial loop */
-        mrn_loop_units(L, 0, L->n, acc);
-        return;
-    }
+void mrn_loop_prepare(mrn_loop *L, unsigned workers) {
     L->units = L->leaves ? L->leaves : L->n;
     if (L->leaves && L->chunk) { /* a chunk of indices, in leaves */
         uint64_t leaf = L->n / L->leaves;
@@ -31,6 +25,16 @@ static void mrn_loop_exec(mrn_loop *L, void *acc) {
     L->fold = L->r != NULL && L->leaves == 0;
     L->partial_words = L->fold ? (L->r->size + sizeof(max_align_t) - 1) / sizeof(max_align_t) : 1;
     L->parts = workers < L->units ? workers : (unsigned)L->units;
+}
+
+/* Runs the loop on the calling worker; acc is the result's partial (reductions) or NULL. */
+static void mrn_loop_exec(mrn_loop *L, void *acc) {
+    unsigned workers = merino_workers();
+    if (L->leaves == 0 && workers == 1) { /* nothing to share: one call, as the serial loop */
+        mrn_loop_units(L, 0, L->n, acc);
+        return;
+    }
+    mrn_loop_prepare(L, workers);
     if (L->schedule == MERINO_SCHEDULE_ADAPTIVE) {
         if (L->chunk == 0) L->chunk = 1;
         mrn_loop_adaptive(L, 0, L->units, acc);
@@ -47,8 +51,7 @@ MERINO_VOID_TASK_2(mrn_loop_root, mrn_loop *, L, void *, acc) { mrn_loop_exec(L,
 
 /* ---- the entry points ---------------------------------------------------------------------------- */
 
-/* Fills L from the arguments and options; stops the program on bad ones. */
-static void mrn_loop_setup(mrn_loop *L, int64_t begin, int64_t end, const merino_for_opts *opts,
+void mrn_loop_setup(mrn_loop *L, int64_t begin, int64_t end, const merino_for_opts *opts,
                            const char *fn) {
     memset(L, 0, sizeof *L);
     L->begin = begin;

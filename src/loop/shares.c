@@ -37,7 +37,7 @@ static void mrn_share_static(const mrn_loop *L, unsigned p, void *acc) {
 static bool mrn_claim(mrn_loop *L, bool guided, uint64_t want, uint64_t *a, uint64_t *b) {
     uint64_t n = L->units;
     /* relaxed: hands out units; no data rides on the counter */
-    uint64_t cur = __atomic_load_n(&L->next, __ATOMIC_RELAXED);
+    uint64_t cur = __atomic_load_n(L->counter, __ATOMIC_RELAXED);
     for (;;) {
         if (cur >= n) return false;
         uint64_t left = n - cur, take = want;
@@ -48,7 +48,7 @@ static bool mrn_claim(mrn_loop *L, bool guided, uint64_t want, uint64_t *a, uint
         if (take > left) take = left;
         /* relaxed: as above; the CAS makes the units ours alone (a compare-and-swap, not an add,
          * so the counter never passes n and cannot wrap around however large the range) */
-        if (__atomic_compare_exchange_n(&L->next, &cur, cur + take, true, __ATOMIC_RELAXED,
+        if (__atomic_compare_exchange_n(L->counter, &cur, cur + take, true, __ATOMIC_RELAXED,
                                         __ATOMIC_RELAXED)) {
             *a = cur;
             *b = cur + take;
@@ -132,7 +132,7 @@ static void mrn_steal_setup(mrn_loop *L) {
 
 /* ---- the participants ----------------------------------------------------------------------------- */
 
-static void mrn_share(mrn_loop *L, unsigned p, void *acc) {
+void mrn_loop_share(mrn_loop *L, unsigned p, void *acc) {
     switch (L->schedule) {
     case MERINO_SCHEDULE_STATIC: mrn_share_static(L, p, acc); break;
     case MERINO_SCHEDULE_DYNAMIC: mrn_share_counter(L, false, acc); break;
@@ -147,7 +147,7 @@ static void mrn_share(mrn_loop *L, unsigned p, void *acc) {
  * participant order. */
 MERINO_VOID_TASK_4(mrn_fan, mrn_loop *, L, unsigned, p0, unsigned, p1, void *, acc) {
     if (p1 - p0 == 1) {
-        mrn_share(L, p0, acc);
+        mrn_loop_share(L, p0, acc);
         return;
     }
     unsigned mid = p0 + (p1 - p0) / 2;
@@ -158,14 +158,23 @@ MERINO_VOID_TASK_4(mrn_fan, mrn_loop *, L, unsigned, p0, unsigned, p1, void *, a
     mrn_partial_fold_if(L, acc, right);
 }
 
-void mrn_loop_shares(mrn_loop *L, void *acc) {
+void mrn_loop_shares_setup(mrn_loop *L) {
     bool counter = L->schedule == MERINO_SCHEDULE_DYNAMIC || L->schedule == MERINO_SCHEDULE_GUIDED;
     bool idws = L->schedule == MERINO_SCHEDULE_IDWS || L->schedule == MERINO_SCHEDULE_IDWS_POLL;
     if ((counter || idws) && L->chunk == 0) L->chunk = 1;
+    if (L->counter == NULL) L->counter = &L->next;
     if (L->schedule == MERINO_SCHEDULE_STEAL) mrn_steal_setup(L);
     if (idws) mrn_idws_setup(L);
-    MERINO_RUN(mrn_fan, L, 0, L->parts, acc);
-    if (idws) mrn_idws_teardown(L);
+}
+
+void mrn_loop_shares_teardown(mrn_loop *L) {
+    if (L->idws) mrn_idws_teardown(L);
     free(L->slots);
     L->slots = NULL;
+}
+
+void mrn_loop_shares(mrn_loop *L, void *acc) {
+    mrn_loop_shares_setup(L);
+    MERINO_RUN(mrn_fan, L, 0, L->parts, acc);
+    mrn_loop_shares_teardown(L);
 }
