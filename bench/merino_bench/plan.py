@@ -11,7 +11,7 @@ from . import BENCH_DIR, log
 from .machine import NCORES
 from .results import ALLPUB_WORKLOADS, STATS_REPS, STATS_WORKERS
 
-RAYON_WORKLOADS = ["fib", "stress", "nqueens"]
+RAYON_WORKLOADS = ["fib", "stress", "nqueens", "knary", "idle"]
 FIB_N = 40  # serial fib(40) takes ~0.35 s with gcc -O2 on the 2-core development machine
 
 
