@@ -151,6 +151,8 @@ RATIOS = {
     "quick": [size("20 5 256 10 3 4096 4", reps=3)],
 }
 MICRO = ("overhead", "steal", "ratios")
+# The Hood paper's experiments, run their own way (multiprog.py): only when named with --only.
+EXPERIMENTS = ("multiprog", "idle")
 
 
 def which_set(args):
@@ -209,7 +211,8 @@ def discover_workloads():
     """The workload folders of bench/ (a folder with <w>-*.c or <w>-*.cpp), micro-benchmarks apart."""
     ws = []
     for d in sorted(os.listdir(BENCH_DIR)):
-        if d in ("common", "rayon", "results") + MICRO or not os.path.isdir(os.path.join(BENCH_DIR, d)):
+        if d in ("common", "rayon", "results", "cyclcr") + MICRO + EXPERIMENTS or \
+                not os.path.isdir(os.path.join(BENCH_DIR, d)):
             continue
         if glob.glob(os.path.join(BENCH_DIR, d, f"{d}-*.c")) or glob.glob(os.path.join(BENCH_DIR, d, f"{d}-*.cpp")):
             ws.append(d)
@@ -272,7 +275,7 @@ def make_plan(args):
     groups, skipped = [], []
     names = discover_workloads() + list(MICRO)
     if args.only:
-        unknown = [w for w in args.only if w not in names]
+        unknown = [w for w in args.only if w not in names + list(EXPERIMENTS)]
         if unknown:
             sys.exit(f"bench/run: unknown workload(s) {', '.join(unknown)}; known: {', '.join(names)}")
         names = [w for w in names if w in args.only]
