@@ -2,6 +2,7 @@
 #include "sys.h"
 
 #include <dirent.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,11 +55,16 @@ static bool mrn_process_mask(cpu_set_t *set) {
 
 /* The first line of a file, or false. */
 static bool mrn_read_line(const char *path, char *buf, size_t size) {
-    FILE *f = fopen(path, "r");
-    if (!f) return false;
-    bool ok = fgets(buf, (int)size, f) != NULL;
-    fclose(f);
-    return ok;
+    /* open/read, not stdio: workers re-read the quota while tasks run, and must not allocate
+     * (a program counting its allocations, or replacing malloc, sees none from the runtime) */
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return false;
+    ssize_t n = read(fd, buf, size - 1);
+    close(fd);
+    if (n <= 0) return false;
+    buf[n] = '\0';
+    buf[strcspn(buf, "\n")] = '\0';
+    return true;
 }
 
 /* Whether the comma-separated list `ctrls` (a v1 line's controllers) names `name` exactly. */
