@@ -121,10 +121,10 @@ def estimate(args, which):
         runs, _ = mp_plan(args, which)
         for (params, reps, name, exe, env, p, sc) in runs:
             # ~0.15 s a kernel at P = 1, better at 2, more when oversubscribed or shared; two copies
-            w = 0.15 if which != "quick" else 0.01
+            w = 0.25 if which != "quick" else 0.01
             w *= 1.0 if p == 1 else 0.6
             if name.endswith("naive") or name.endswith("active"):
-                w *= 1 + p / 4
+                w *= 1 + p / 3
             t += (w * (2 if sc != "alone" else 1) + 0.08) * args.mp_reps
     if "idle" in (args.only or []):
         runs, _ = idle_plan(args, which)
@@ -134,9 +134,21 @@ def estimate(args, which):
 
 # ---- processes -------------------------------------------------------------------------------------
 
+# Kept from the caller's environment, so the idle policy can be tuned from the command line:
+# MERINO_IDLE_US=10 bench/run --only idle --systems merino
+KEPT_VARS = ("MERINO_IDLE_SPINS", "MERINO_IDLE_US")
+
+
+def tuning():
+    """The idle policy's variables in effect (recorded with every run)."""
+    return {k: os.environ[k] for k in KEPT_VARS if k in os.environ}
+
+
 def clean_env(extra=None):
     env = dict(os.environ)
     for k in list(env):
+        if k in KEPT_VARS:
+            continue
         if k.startswith("MERINO_") or k.startswith("OMP_") or k.startswith("GOMP_") or k.startswith("KMP_"):
             del env[k]
     env.update(extra or {})
@@ -273,7 +285,7 @@ def mp_one(args, params, reps, name, exe, env, p, sc, cy, rate, seed):
     path = mp_binary(args.build_dir, exe)
     rec = {"kind": "multiprog", "workload": "knary", "params": params, "inner_reps": reps, "system": name,
            "workers": p, "oversubscribed": p > NCORES, "scenario": sc, "span_ratio": span_ratio(params),
-           "cores": NCORES}
+           "cores": NCORES, "tuning": tuning()}
     load = LoadMeter()
     comp = Competitor(cy, sc, seed) if sc in ("cyclcr", "hog1", "hog2") else None
     if comp:
@@ -389,7 +401,7 @@ def run_idle(args, which, wr):
         cmd = [path, "--workers", str(w), str(period), str(region), str(args.idle_seconds)]
         rec = {"kind": "idle", "workload": "idle", "system": s, "workers": w, "period_us": period,
                "region_us": region, "seconds_asked": args.idle_seconds, "params": f"{period} {region}",
-               "inner_reps": 1, "oversubscribed": w > NCORES}
+               "inner_reps": 1, "oversubscribed": w > NCORES, "tuning": tuning()}
         try:
             p = subprocess.run(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                timeout=args.idle_seconds * 3 + 30)
@@ -418,6 +430,9 @@ def idle_summary(records):
              "10 ms <= 1.2x its busy time, first task p99 < 50 us)",
              f"  {'system':14} {'w':>3} {'period':>7} {'region':>7} {'idle %CPU':>9} {'CPU/busy':>9} "
              f"{'first med/p99 us':>17} {'woken med/p99 us':>17}"]
+    tun = {k: v for r in rs for k, v in (r.get("tuning") or {}).items()}
+    if tun:
+        lines.insert(3, "  merino's idle policy set by " + " ".join(f"{k}={v}" for k, v in sorted(tun.items())))
     for r in sorted(rs, key=lambda r: (r["workers"], r["period_us"], r["region_us"], IDLE_SYSTEMS.index(r["system"]))):
         cb = f"{r['cpu_over_busy']:.2f}" if r.get("cpu_over_busy") else "-"
         woken = f"{r['other_med_us']:.1f}/{r['other_p99_us']:.1f}" if r.get("other_regions") else "-"
