@@ -305,7 +305,8 @@ def mp_one(args, params, reps, name, exe, env, p, sc, cy, rate, seed):
     times = [o[0]["seconds"] for o in outs]
     rec["runs"] = times
     rec["median"] = max(times) if sc == "two" else times[0]
-    rec["cpu_s"] = [o[2] for o in outs]
+    rec["cpu_s"] = [o[2] for o in outs]  # each process's CPU time (getrusage): what it burnt, spinning included
+    rec["cpus_used"] = [o[2] / max(1e-6, (o[3] - t_start) * 1e-9) for o in outs]
     rec["result"] = outs[0][0].get("result")
     rec["tasks"] = outs[0][0].get("tasks")
     t_p = times[0]
