@@ -6,7 +6,9 @@
  *  - no quota ("max"), or a quota of 2, brings all 4 back, and the returning workers run tasks;
  *  - a cpu.max that disappears, or that holds garbage, falls back to the mask: 4, silently;
  *  - the main thread's mask narrowed to 1 CPU (what `taskset -a -p` does to the whole process)
- *    leaves 2 workers; widened again, 4.
+ *    leaves 2 workers; widened again, 4;
+ *  - a pool of 2 workers on 2 CPUs (one per CPU) keeps 1 at a quota of 1, 2 without quota;
+ *  - merino_stop with workers parked.
  * The workers re-read the budget when they idle; the test waits (with a generous time-out, a hang
  * guard only) for the counts, and asserts on them, never on time. */
 #include "check.h"
@@ -164,6 +166,19 @@ int main(void) {
 
     CHECK_EQ_INT(merino_stop(), 0);
     CHECK_EQ_UINT(merino_workers_active(), 0);
+
+    /* A pool of one worker per CPU (2 on 2) follows the budget itself: 1 CPU, 1 worker. */
+    write_cpu_max("200000 100000\n");
+    merino_config two = {0};
+    two.workers = 2;
+    CHECK_EQ_INT(merino_start(&two), 0);
+    expect_active("2 workers, quota 2", 2);
+    write_cpu_max("100000 100000\n");
+    expect_active("2 workers, quota 1", 1);
+    expect_only_first("2 workers, quota 1", 1);
+    write_cpu_max("max 100000\n");
+    expect_active("2 workers, no quota", 2);
+    CHECK_EQ_INT(merino_stop(), 0);
 
     /* Stopping with workers parked wakes and ends them. */
     write_cpu_max("200000 100000\n"); /* a quota file must be readable at start to be followed */
