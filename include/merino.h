@@ -76,12 +76,26 @@ typedef struct merino_config {
      *  overflow of it stops the program with a message naming the worker and this setting. (The
      *  thread that calls in runs on its own stack.) */
     size_t c_stack_bytes;
+    /** The idle policy (docs/idle.md). A worker that finds no work spins through this many failed
+     *  attempts, then yields its CPU between attempts. 0: MERINO_IDLE_SPINS if set, else
+     *  MERINO_DEFAULT_IDLE_SPINS; 1 to MERINO_MAX_IDLE_SPINS. */
+    unsigned idle_spins;
+    /** ... and when no MERINO_RUN is in flight, sleeps once it has looked for this many
+     *  microseconds (while one is, idle workers yield and never sleep: the spawns of a running task
+     *  wake nobody). 0: MERINO_IDLE_US if set, else MERINO_DEFAULT_IDLE_US; 1 (sleep right after the
+     *  spins) to MERINO_MAX_IDLE_US. */
+    unsigned idle_us;
 } merino_config;
 
 #define MERINO_PIN_DEFAULT 0
 #define MERINO_PIN_AUTO 1
 #define MERINO_PIN_ON 2
 #define MERINO_PIN_OFF 3
+
+#define MERINO_DEFAULT_IDLE_SPINS 64
+#define MERINO_MAX_IDLE_SPINS 1000000
+#define MERINO_DEFAULT_IDLE_US 50
+#define MERINO_MAX_IDLE_US 10000000
 
 #define MERINO_MAX_WORKERS 1024
 #define MERINO_DEFAULT_TASK_STACK ((size_t)1 << 18)
@@ -107,6 +121,15 @@ MERINO_API int merino_stop(void);
 
 /** The number of workers of the running pool; 0 when merino is not running. */
 MERINO_API unsigned merino_workers(void);
+
+/** How many of the workers compete for work now: merino_workers() minus those asleep because the
+ *  process's CPU budget shrank while the pool ran (its affinity mask or its cgroup's CPU quota,
+ *  re-read every few milliseconds by idle workers; docs/idle.md). The pool keeps
+ *  ceil(budget x max(workers, start budget) / start budget) workers, at most merino_workers(), at
+ *  least 1: a pool of one worker per CPU follows the budget, an oversubscribed one keeps its ratio.
+ *  Workers over it finish what they run, then sleep until the budget grows. 0 when merino is not
+ *  running. */
+MERINO_API unsigned merino_workers_active(void);
 
 /** The calling worker's index (0..workers-1), or -1 when called from a thread that is not a worker. */
 MERINO_API int merino_worker_index(void);

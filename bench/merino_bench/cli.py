@@ -4,10 +4,13 @@
     bench/run --all                every size
     bench/run --only fib,stress --systems serial,merino,tbb --workers 1,2,4
     bench/run --quick --no-build   tiny sizes, 2 runs each: a smoke test (ctest bench_smoke)
+    bench/run --only multiprog,idle   the Hood paper's experiments (multiprog.py, docs/idle.md):
+                                   knary beside cyclcr, hogs and itself, the model's plot; idle cost
     bench/run --list               print what would run, and exit
     bench/run --only loops --compete   the same with a CPU-bound process bound to the last CPU
 
-Systems: serial, merino, merino-allpub (merino built with -DMERINO_ALL_PUBLIC: every task public,
+Systems: serial, merino, merino-naive (merino's idle policy ablated: idle workers spin; only when
+named), merino-allpub (merino built with -DMERINO_ALL_PUBLIC: every task public,
 the worst case of the Wool paper's Table II; run for fib and stress whenever merino is), merino-cxx
 (merino's C++ interface, merino.hpp; run for the workloads that have a <w>-merino-cxx.cpp, region,
 whenever merino is), merino-loop (the workload written with merino's loops, for those that have a
@@ -27,12 +30,12 @@ import sys
 import time
 
 from . import BENCH_DIR, ROOT, log
-from . import report
-from .execute import Competitor, build, install_peers, run_groups, tsc_hz
+from . import multiprog, report
+from .execute import Competitor, Writer, build, install_peers, run_groups, tsc_hz
 from .machine import NCORES, machine_info
-from .plan import estimate, list_lines, make_plan, which_set
+from .plan import EXPERIMENTS, estimate, list_lines, make_plan, which_set
 from .plots import plot_file
-from .results import ALL_SYSTEMS, OTHERS_WARN, derived_rows
+from .results import ALL_SYSTEMS, DEFAULT_SYSTEMS, OTHERS_WARN, derived_rows
 from .tables import report_sections, section_text
 
 
@@ -43,9 +46,10 @@ def parse_args(argv):
     ap.add_argument("--all", action="store_true", help="every size (long)")
     ap.add_argument("--quick", action="store_true", help="tiny sizes, 2 runs each (smoke test)")
     ap.add_argument("--only", help="comma-separated workloads (fib,stress,region,nqueens,knary,overhead,steal,...)")
-    ap.add_argument("--systems", default=",".join(ALL_SYSTEMS),
-                    help=f"comma-separated systems (default all: {','.join(ALL_SYSTEMS)}); "
-                         "merino implies merino-allpub for fib and stress and merino-cxx for region")
+    ap.add_argument("--systems", default=",".join(DEFAULT_SYSTEMS),
+                    help=f"comma-separated systems (default all but merino-naive: {','.join(DEFAULT_SYSTEMS)}); "
+                         "merino implies merino-allpub for fib and stress and merino-cxx for region; "
+                         "merino-naive (idle workers spin: the idle policy's ablation) for fib, stress, knary")
     ap.add_argument("--workers", default=None,
                     help=f"comma-separated worker counts (default 1,{NCORES}); above {NCORES} = oversubscribed")
     ap.add_argument("--reps", type=int, default=None, help="process runs per measurement (default 5, --quick 2)")
@@ -63,6 +67,9 @@ def parse_args(argv):
     ap.add_argument("--compete", action="store_true",
                     help="run a CPU-bound competing process bound to the last CPU beside every measurement "
                          f"(the machine then offers {NCORES} - 1/2 CPUs to {NCORES} workers: the issue's 1.5 of 2)")
+    ap.add_argument("--mp-reps", type=int, default=1, help="multiprog: process runs per configuration (default 1)")
+    ap.add_argument("--idle-seconds", type=float, default=None,
+                    help="idle: seconds each idle-cost run lasts (default 1.5, --all 10, --quick 0.2)")
     ap.add_argument("--list", action="store_true", help="print the plan and exit")
     ap.add_argument("--plot-only", metavar="JSONL", help="only draw the plots of a results file")
     ap.add_argument("--report", action="store_true",
@@ -87,6 +94,8 @@ def parse_args(argv):
         args.reps = 2 if args.quick else 5
     if args.timeout is None:
         args.timeout = 20.0 if args.quick else 300.0
+    if args.idle_seconds is None:
+        args.idle_seconds = 0.2 if args.quick else (10.0 if args.all else 1.5)
     return args
 
 
@@ -118,13 +127,23 @@ def main(argv=None):
     groups, skipped = make_plan(args)
     if skipped:
         log("not built (skipped): " + ", ".join(skipped))
+    which = which_set(args)
+    experiments = [x for x in (args.only or []) if x in EXPERIMENTS]
+    exp_est = multiprog.estimate(args, which)
     if args.list:
         for line in list_lines(groups):
             log(line)
+        if "multiprog" in experiments:
+            runs, _ = multiprog.mp_plan(args, which)
+            log(f"multiprog: {len(runs)} configurations (knary sizes x systems x P x scenarios), "
+                f"{args.mp_reps} run(s) each")
+        if "idle" in experiments:
+            runs, _ = multiprog.idle_plan(args, which)
+            log(f"idle: {len(runs)} runs of {args.idle_seconds} s")
         est, how = estimate(args, groups)
-        log(f"estimated time: {est / 60:.1f} min ({how})")
+        log(f"estimated time: {(est + exp_est) / 60:.1f} min ({how})")
         return 0
-    if not groups:
+    if not groups and not experiments:
         sys.exit("bench/run: nothing to run (no binaries found: build first, or check --only/--systems)")
 
     hz = tsc_hz(args.build_dir)
@@ -134,6 +153,7 @@ def main(argv=None):
     log(f"{platform.node()}: {machine['cpu']}, {NCORES} cores, TSC {hz / 1e9 if hz else 0:.3f} GHz; "
         f"commit {machine['commit']}" + (" (with uncommitted changes)" if machine["dirty"] else ""))
     est, how = estimate(args, groups)
+    est += exp_est
     log(f"workers {args.workers}; {args.reps} runs per measurement; estimated {est / 60:.1f} min ({how}); "
         f"results in {os.path.relpath(jsonl)}")
     with open(jsonl, "w") as out:
@@ -144,7 +164,15 @@ def main(argv=None):
                               "estimate_s": est, **machine}) + "\n")
         with Competitor(args.compete):
             records, elapsed, (others, steal) = run_groups(args, groups, out)
-        derived = derived_rows(records, hz)
+        wr = Writer(out)
+        t_exp = time.time()
+        if "multiprog" in experiments:
+            multiprog.run_multiprog(args, which, wr)
+        if "idle" in experiments:
+            multiprog.run_idle(args, which, wr)
+        records += wr.records
+        elapsed += time.time() - t_exp
+        derived = derived_rows(records, hz) + multiprog.model_rows(records)
         for r in derived:
             out.write(json.dumps(r) + "\n")
         out.write(json.dumps({"kind": "end", "run_s": elapsed, "wall_s": time.time() - t_main,
@@ -153,6 +181,8 @@ def main(argv=None):
         if sec:
             for line in section_text(sec):
                 log(line)
+    for line in multiprog.mp_summary(records) + multiprog.idle_summary(records):
+        log(line)
     files = [] if args.no_plots else plot_file(jsonl, install=not args.no_install)
     log("")
     if others is not None:

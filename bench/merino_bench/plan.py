@@ -11,7 +11,7 @@ from . import BENCH_DIR, log
 from .machine import NCORES
 from .results import ALLPUB_WORKLOADS, NO_STATS_WORKLOADS, STATS_REPS, STATS_WORKERS
 
-RAYON_WORKLOADS = ["fib", "stress", "nqueens"]
+RAYON_WORKLOADS = ["fib", "stress", "nqueens", "knary", "idle"]
 FIB_N = 40  # serial fib(40) takes ~0.35 s with gcc -O2 on the 2-core development machine
 
 
@@ -174,6 +174,8 @@ PROF = {
 }
 PROF_WORKERS = [1, 2]
 MICRO = ("overhead", "steal", "ratios", "prof")
+# The Hood paper's experiments, run their own way (multiprog.py): only when named with --only.
+EXPERIMENTS = ("multiprog", "idle")
 
 
 def which_set(args):
@@ -237,7 +239,8 @@ def discover_workloads():
     """The workload folders of bench/ (a folder with <w>-*.c or <w>-*.cpp), micro-benchmarks apart."""
     ws = []
     for d in sorted(os.listdir(BENCH_DIR)):
-        if d in ("common", "rayon", "results") + MICRO or not os.path.isdir(os.path.join(BENCH_DIR, d)):
+        if d in ("common", "rayon", "results", "cyclcr") + MICRO + EXPERIMENTS or \
+                not os.path.isdir(os.path.join(BENCH_DIR, d)):
             continue
         if glob.glob(os.path.join(BENCH_DIR, d, f"{d}-*.c")) or glob.glob(os.path.join(BENCH_DIR, d, f"{d}-*.cpp")):
             ws.append(d)
@@ -303,7 +306,7 @@ def make_plan(args):
     groups, skipped = [], []
     names = discover_workloads() + list(MICRO)
     if args.only:
-        unknown = [w for w in args.only if w not in names]
+        unknown = [w for w in args.only if w not in names + list(EXPERIMENTS)]
         if unknown:
             sys.exit(f"bench/run: unknown workload(s) {', '.join(unknown)}; known: {', '.join(names)}")
         names = [w for w in names if w in args.only]

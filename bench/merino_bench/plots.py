@@ -13,9 +13,10 @@ import sys
 from . import BENCH_DIR, log
 from . import loops, pyenv
 from .results import (ALL_SYSTEMS, ALLPUB_WORKLOADS, OTHERS_WARN, PARALLEL_SYSTEMS, commit_label, date_label,
+                      fit_constants, log_space, model_curve, model_rows,
                       loaded, machine_label, read, workload_groups)
 
-KINDS = ["speedup", "overhead", "steal", "loops"]
+KINDS = ["speedup", "overhead", "steal", "loops", "model"]
 LOAD_COLOR = "red"
 LOAD_NOTE = f"red ring (and outline on bars): other processes used more than {OTHERS_WARN} cores during those runs"
 
@@ -180,6 +181,55 @@ def steal_figure(plt, records, meta, path):
     return finish(plt, fig, path, 110, "Steal cost (hatched: more workers than cores)", meta, any_loaded)
 
 
+MP_COLORS = {"merino": "C1", "merino-naive": "C7", "tbb": "C4", "omp-gcc": "C5", "omp-gcc-active": "C8",
+             "omp-clang": "C6", "omp-clang-active": "C9", "rayon": "C3"}
+MP_MARKERS = {"alone": "o", "cyclcr": "s", "hog1": "^", "hog2": "v", "two": "D"}
+
+
+def model_figure(plt, records, meta, path):
+    """The Hood paper's Figures 4 and 5: utilization T_1 / (P_A T_P) against P / (T_1 / T_inf), alone
+    (left) and beside cyclcr, hogs or a second copy (right), with inequality (5)'s curves for
+    (c1, c_inf) = (1, 1) and (1.1, 2) and the curve of merino's fitted constants."""
+    rows = model_rows(records)
+    if not rows:
+        return None
+    fig, axes = plt.subplots(1, 2, figsize=(12, 5.2), sharey=True)
+    xs_all = [r["x"] for r in rows]
+    xs = log_space(max(1e-4, min(xs_all) / 2), max(xs_all) * 2, 100)
+    fit = fit_constants([r for r in rows if r["system"] == "merino"])
+    for ax, title, keep in ((axes[0], "alone (Figure 4)", lambda r: r["scenario"] == "alone"),
+                            (axes[1], "beside cyclcr, 1-2 hogs or a second copy (Figure 5)",
+                             lambda r: r["scenario"] != "alone")):
+        for sy, color in MP_COLORS.items():
+            for sc, marker in MP_MARKERS.items():
+                pts = [(r["x"], r["utilization"]) for r in rows if r["system"] == sy and r["scenario"] == sc and keep(r)]
+                if pts:
+                    ax.scatter([p[0] for p in pts], [p[1] for p in pts], s=14, color=color, marker=marker, alpha=0.75,
+                               label=sy if sc in ("alone", "cyclcr") else None)
+        ax.plot(xs, model_curve(1.0, 1.0, xs), color="black", lw=1, label="(5) with c1 = 1, c_inf = 1")
+        ax.plot(xs, model_curve(1.1, 2.0, xs), color="black", lw=1, ls="--", label="(5) with c1 = 1.1, c_inf = 2")
+        if fit and fit[0] > 0 and fit[1] > 0:
+            ax.plot(xs, model_curve(fit[0], fit[1], xs), color=MP_COLORS["merino"], lw=1, ls=":",
+                    label=f"merino fitted: c1 = {fit[0]:.2f}, c_inf = {fit[1]:.2f}")
+        ax.set_xscale("log")
+        ax.set_ylim(0, 1.3)
+        ax.set_xlabel("normalized number of processes P / (T_1 / T_inf)")
+        ax.set_title(title, fontsize=9)
+        ax.grid(alpha=0.3)
+    axes[0].set_ylabel("utilization T_1 / (P_A T_P)")
+    handles, labels = [], []
+    for ax in axes:
+        for h, lab in zip(*ax.get_legend_handles_labels()):
+            if lab not in labels:
+                handles.append(h)
+                labels.append(lab)
+    fig.legend(handles, labels, loc="lower center", ncol=4, fontsize=7)
+    note = "markers: o alone, s cyclcr, ^ 1 hog, v 2 hogs, D two copies; knary(h, d, s), T_inf from its tree"
+    fig.text(0.5, 0.01 + 0.9 / fig.get_figheight(), note, ha="center", fontsize=7, color="dimgrey")
+    return finish(plt, fig, path, 100, "knary: measured utilization against the Hood model", meta, False,
+                  legend_rows=4)
+
+
 def draw(jsonl):
     """Draws the figures of a results file with this interpreter's matplotlib; returns their paths."""
     import matplotlib
@@ -189,7 +239,7 @@ def draw(jsonl):
     stem = jsonl[:-len(".jsonl")] if jsonl.endswith(".jsonl") else jsonl
     def loops_fig(plt, records, meta, path):
         return loops.figure(plt, records, meta, path, finish, system_color)
-    figures = (speedup_figure, overhead_figure, steal_figure, loops_fig)
+    figures = (speedup_figure, overhead_figure, steal_figure, loops_fig, model_figure)
     files = [fig(plt, records, meta, f"{stem}-{kind}.png") for kind, fig in zip(KINDS, figures)]
     return [f for f in files if f]
 

@@ -4,14 +4,18 @@ derived from them and an "end" line. Also the names every layer shares: systems,
 import datetime
 import glob
 import json
+import math
 import os
+import statistics
 
 ALL_SYSTEMS = ["serial", "merino", "merino-allpub", "merino-cxx", "merino-loop", "tbb", "omp-gcc", "omp-clang",
-               "rayon"]
+               "rayon", "merino-naive"]
+# merino-naive (libmerino_idle_naive.a: idle workers spin, docs/idle.md) runs only when named
+DEFAULT_SYSTEMS = [s for s in ALL_SYSTEMS if s != "merino-naive"]
 PARALLEL_SYSTEMS = [s for s in ALL_SYSTEMS if s != "serial"]
 PEERS = ["tbb", "omp-gcc", "omp-clang", "rayon"]  # what merino is compared with
 ALLPUB_WORKLOADS = ["fib", "stress"]  # also run as merino-allpub: the same numbers with every task public
-RECORD_KINDS = ("workload", "stats", "overhead", "steal", "ratios", "prof")  # measured, not derived
+RECORD_KINDS = ("workload", "stats", "overhead", "steal", "ratios", "prof", "multiprog", "idle")  # measured, not derived
 # Fields of a program's JSON line a record keeps as the median over its runs (and the runs' values
 # as <field>_runs): region's per-region time, the median over the rounds of one process; donation's
 # latencies (median and 99th percentile over the loops of one process) and sample count
@@ -163,3 +167,55 @@ def table1_rows(records, tsc_hz):
 
 def derived_rows(records, tsc_hz):
     return task_overhead_rows(records, tsc_hz) + table1_rows(records, tsc_hz)
+
+
+# ---- the Hood model (multiprog.py's runs) -------------------------------------------------------------------------------------
+
+def model_rows(records):
+    """One row per multiprog run with its point of Figures 4/5 (x, utilization), T_1 from the same
+    system's P = 1 alone run at that size, and the model's prediction with (1.1, 2)."""
+    t1 = {}
+    for r in records:
+        if r["kind"] == "multiprog" and r["scenario"] == "alone" and r["workers"] == 1 and r.get("median"):
+            t1.setdefault((r["system"], r["params"], r["inner_reps"]), []).append(r["median"])
+    rows = []
+    for r in records:
+        if r["kind"] != "multiprog" or not r.get("median") or not r.get("p_a"):
+            continue
+        key = (r["system"], r["params"], r["inner_reps"])
+        if key not in t1:
+            continue
+        T1 = statistics.median(t1[key])
+        tinf = T1 * r["span_ratio"]
+        pairs = [(r["runs"][i], r["p_a_each"][i]) for i in range(2)] if r["scenario"] == "two" else [(r["median"], r["p_a"])]
+        for tp, pa in pairs:
+            if pa <= 0:
+                continue
+            pred = (1.1 * T1 + 2.0 * tinf * r["workers"]) / pa
+            rows.append({"kind": "model", "system": r["system"], "params": r["params"], "scenario": r["scenario"],
+                         "workers": r["workers"], "T_1": T1, "T_inf": tinf, "T_P": tp, "P_A": pa,
+                         "x": r["workers"] * r["span_ratio"], "utilization": T1 / (pa * tp),
+                         "model_1.1_2": pred, "vs_model": tp / pred})
+    return rows
+
+
+def fit_constants(rows):
+    """Least-squares c1, c_inf of P_A T_P = c1 T_1 + c_inf T_inf P, each run weighted by 1 / (P_A T_P)
+    (relative errors); None when there are too few runs."""
+    a11 = a12 = a22 = b1 = b2 = 0.0
+    for r in rows:
+        y = r["P_A"] * r["T_P"]
+        u, v = r["T_1"] / y, r["T_inf"] * r["workers"] / y
+        a11, a12, a22, b1, b2 = a11 + u * u, a12 + u * v, a22 + v * v, b1 + u, b2 + v
+    det = a11 * a22 - a12 * a12
+    if len(rows) < 3 or abs(det) < 1e-12:
+        return None
+    return (b1 * a22 - b2 * a12) / det, (a11 * b2 - a12 * b1) / det
+
+
+def model_curve(c1, cinf, xs):
+    return [1.0 / (c1 + cinf * x) for x in xs]
+
+
+def log_space(lo, hi, n):
+    return [math.exp(math.log(lo) + (math.log(hi) - math.log(lo)) * i / (n - 1)) for i in range(n)]

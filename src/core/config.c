@@ -82,6 +82,49 @@ static int mrn_resolve_c_stack(const merino_config *cfg, mrn_settings *out) {
     return 0;
 }
 
+/* One setting of the idle policy: the config field if nonzero, else the environment variable, else
+ * the default; each in [1, max]. -1 on a bad value (reported). */
+static int mrn_resolve_idle_one(unsigned field, const char *field_name, const char *var, unsigned dflt,
+                                unsigned max, const char *unit, unsigned *out) {
+    unsigned long long v;
+    if (field) {
+        if (field > max) {
+            mrn_error("merino_config.%s = %u is out of range: use 1 to %u %s, or 0 for the default "
+                      "(%u; docs/idle.md)",
+                      field_name, field, max, unit, dflt);
+            return -1;
+        }
+        *out = field;
+        return 0;
+    }
+    const char *env = getenv(var);
+    if (!env) {
+        *out = dflt;
+        return 0;
+    }
+    if (!mrn_parse_count(env, 1, max, &v)) {
+        mrn_error("%s='%.40s' is not valid: set it to a whole number of %s from 1 to %u, or unset it "
+                  "for the default (%u; docs/idle.md)",
+                  var, env, unit, max, dflt);
+        return -1;
+    }
+    *out = (unsigned)v;
+    return 0;
+}
+
+/* The idle policy (backoff.h): spins before the first yield, then time before sleeping. */
+static int mrn_resolve_idle(const merino_config *cfg, mrn_settings *out) {
+    unsigned us;
+    if (mrn_resolve_idle_one(cfg ? cfg->idle_spins : 0, "idle_spins", "MERINO_IDLE_SPINS",
+                             MERINO_DEFAULT_IDLE_SPINS, MERINO_MAX_IDLE_SPINS, "failed attempts",
+                             &out->idle_spins) != 0 ||
+        mrn_resolve_idle_one(cfg ? cfg->idle_us : 0, "idle_us", "MERINO_IDLE_US", MERINO_DEFAULT_IDLE_US,
+                             MERINO_MAX_IDLE_US, "microseconds", &us) != 0)
+        return -1;
+    out->idle_ns = (uint64_t)us * 1000;
+    return 0;
+}
+
 /* merino_config.pin, else MERINO_PIN, else auto; -1 on a bad value (reported). */
 static int mrn_resolve_pin(const merino_config *cfg) {
     if (cfg && cfg->pin != MERINO_PIN_DEFAULT) {
@@ -162,5 +205,6 @@ int mrn_resolve_config(const merino_config *cfg, mrn_settings *out) {
      * worker to stack with, and more workers than CPUs must share them anyway */
     out->pin = pin == MERINO_PIN_ON ||
                (pin == MERINO_PIN_AUTO && *workers >= 2 && *workers <= out->budget.ncpus);
+    if (mrn_resolve_idle(cfg, out) != 0) return -1;
     return mrn_resolve_c_stack(cfg, out);
 }

@@ -10,7 +10,7 @@
  *   jobs.c     the stack of handed-over tasks
  *   owner.c    the owner's slow paths: publishing, public mode, the slow join, leapfrogging
  *   thief.c    one steal attempt, and the request for public tasks
- *   sleep.c    sleeping workers and waking them
+ *   sleep.c    sleeping workers and waking them; workers over the live CPU budget
  *   stats.c    merino_stats_get / merino_stats_reset (called by users only)
  *   config.c   settings from merino_config and the environment
  *   place.c    binding pool threads to CPUs
@@ -97,6 +97,8 @@ typedef struct mrn_settings {
     bool pin;             /* bind pool thread i to a CPU of the budget's mask (place.c) */
     mrn_cpu_budget budget;
     int first_cpu;        /* where the mask's CPUs are counted from: the starting thread's CPU */
+    unsigned idle_spins;  /* the idle policy (backoff.h) */
+    uint64_t idle_ns;
 } mrn_settings;
 
 typedef struct mrn_pool {
@@ -113,6 +115,13 @@ typedef struct mrn_pool {
     uint32_t sleepers; /* atomic: workers asleep (or about to be) on epoch */
     uint32_t stopping; /* atomic: pool threads leave their loop */
     uint32_t left;     /* atomic: pool threads that have left their loop */
+
+    /* The live CPU budget (sleep.c): pool threads with an index at or above `allowed` sleep. */
+    _Alignas(MRN_CACHE_LINE) uint32_t allowed; /* atomic futex word: workers that may compete */
+    uint32_t parked;        /* atomic: pool threads asleep because of it */
+    uint64_t budget_due;    /* atomic: when the budget is next re-read (ns) */
+    unsigned budget_start;  /* the usable CPUs at start */
+    mrn_cpu_budget budget;  /* as read at start: where to re-read it from */
 } mrn_pool;
 
 extern mrn_pool mrn_the_pool;
@@ -167,6 +176,13 @@ void *mrn_worker_main(void *arg);
 /* sleep.c */
 void mrn_wake_all(void);
 void mrn_sleep(bool (*pending)(void));
+void mrn_budget_init(mrn_pool *p, const mrn_cpu_budget *budget);
+void mrn_budget_poll(mrn_pool *p, uint64_t now);
+void mrn_park(mrn_pool *p, mrn_worker *w);
+/* Whether worker w must stop competing: the budget shrank below its index (pool threads only). */
+static inline bool mrn_over_budget(const mrn_pool *p, const mrn_worker *w) {
+    return w->index >= __atomic_load_n(&p->allowed, __ATOMIC_RELAXED); /* relaxed: a hint, re-read in mrn_park */
+}
 
 /* place.c */
 int mrn_worker_cpu(const mrn_settings *set, unsigned index);

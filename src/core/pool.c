@@ -2,6 +2,8 @@
  * exit, and what a fork leaves behind. */
 #include "core.h"
 
+#include "backoff.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +15,14 @@ static pthread_mutex_t mrn_lifecycle = PTHREAD_MUTEX_INITIALIZER;
 unsigned merino_workers(void) {
     /* relaxed: a count for display and sizing; start and stop store it atomically */
     return __atomic_load_n(&mrn_running, __ATOMIC_RELAXED) ? __atomic_load_n(&mrn_the_pool.count, __ATOMIC_RELAXED) : 0;
+}
+
+unsigned merino_workers_active(void) {
+    /* relaxed: counts for display, as merino_workers */
+    if (!__atomic_load_n(&mrn_running, __ATOMIC_RELAXED)) return 0;
+    unsigned n = __atomic_load_n(&mrn_the_pool.count, __ATOMIC_RELAXED);
+    unsigned parked = __atomic_load_n(&mrn_the_pool.parked, __ATOMIC_RELAXED);
+    return parked < n ? n - parked : 1;
 }
 
 int merino_worker_index(void) {
@@ -124,6 +134,10 @@ static int mrn_start_locked(const merino_config *cfg) {
     __atomic_store_n(&p->left, 0, __ATOMIC_RELAXED);
     p->stack_tasks = set.stack_tasks;
     p->c_stack_bytes = set.c_stack_bytes;
+    /* relaxed: settings read by waits at any time (backoff.h); the threads come after */
+    __atomic_store_n(&mrn_idle_spins, set.idle_spins, __ATOMIC_RELAXED);
+    __atomic_store_n(&mrn_idle_ns, set.idle_ns, __ATOMIC_RELAXED);
+    mrn_budget_init(p, &set.budget);
     p->fence_requests = !mrn_have_barrier_all(); /* registers for the barrier before any thread */
     p->workers = calloc(n, sizeof *p->workers);
     if (!p->workers) goto out_of_memory;
@@ -133,6 +147,7 @@ static int mrn_start_locked(const merino_config *cfg) {
     }
     p->workers[0]->caller_slot = true; /* record 0: threads that call in (enter.c) */
     __atomic_store_n(&p->count, n, __ATOMIC_RELAXED); /* published by mrn_running's release */
+    __atomic_store_n(&p->allowed, n, __ATOMIC_RELAXED); /* the same; the budget moves it later */
 
     pthread_attr_t attr;
     pthread_attr_init(&attr);
@@ -234,6 +249,7 @@ int merino_stop(void) {
     __atomic_store_n(&p->stopping, 1, __ATOMIC_SEQ_CST);
     __atomic_fetch_add(&p->epoch, 1, __ATOMIC_SEQ_CST);
     mrn_futex_wake(&p->epoch, INT32_MAX);
+    mrn_futex_wake(&p->allowed, INT32_MAX); /* workers parked over the CPU budget (sleep.c) */
     unsigned n = __atomic_load_n(&p->count, __ATOMIC_RELAXED);
     for (unsigned i = 1; i < n; i++) pthread_join(p->workers[i]->thread, NULL);
     MRN_PROF_POOL_STOP(p);

@@ -31,3 +31,61 @@ void mrn_sleep(bool (*pending)(void)) {
     }
     __atomic_fetch_sub(&p->sleepers, 1, __ATOMIC_RELAXED); /* relaxed: only makes wakers skip */
 }
+
+/* ---- the live CPU budget ---------------------------------------------------------------------- */
+
+/* How often the budget is re-read, by whichever worker idles when it is due: a cgroup's quota is
+ * enforced over periods of 100 ms by default, and a re-read (two or three system calls a file)
+ * every 4 ms costs an idle worker well under 1% of its time. */
+#define MRN_BUDGET_POLL_NS (4 * 1000000ull)
+
+/* Workers that may compete on `cpus` usable CPUs: a pool of one worker per CPU (or fewer) keeps
+ * min(workers, cpus); an oversubscribed one keeps its ratio of workers to CPUs. */
+static unsigned mrn_allowed_for(const mrn_pool *p, unsigned cpus) {
+    unsigned n = __atomic_load_n(&p->count, __ATOMIC_RELAXED); /* relaxed: fixed while threads run */
+    unsigned long long start = p->budget_start, base = n > start ? n : start;
+    unsigned long long a = (cpus * base + start - 1) / start;
+    return a < 1 ? 1 : a > n ? n : (unsigned)a;
+}
+
+void mrn_budget_init(mrn_pool *p, const mrn_cpu_budget *budget) {
+    p->budget = *budget;
+    p->budget_start = mrn_cpu_budget_count(budget); /* at least 1 */
+    /* relaxed: no pool thread exists yet; thread creation orders these before their reads */
+    __atomic_store_n(&p->allowed, MERINO_MAX_WORKERS, __ATOMIC_RELAXED);
+    __atomic_store_n(&p->parked, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&p->budget_due, mrn_clock_ns() + MRN_BUDGET_POLL_NS, __ATOMIC_RELAXED);
+}
+
+/* Called by idle workers with the time: re-reads the budget when it is due (one worker at a time),
+ * and wakes the parked workers when it grew. */
+void mrn_budget_poll(mrn_pool *p, uint64_t now) {
+    uint64_t due = __atomic_load_n(&p->budget_due, __ATOMIC_RELAXED); /* relaxed: a time */
+    if (now < due) return;
+    /* relaxed: elects the one worker that re-reads; nothing else is published with it */
+    if (!__atomic_compare_exchange_n(&p->budget_due, &due, now + MRN_BUDGET_POLL_NS, false,
+                                     __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+        return;
+    unsigned a = mrn_allowed_for(p, mrn_reread_cpu_budget(&p->budget));
+    /* relaxed: a count; parked workers re-check it after the futex, which compares it itself */
+    if (__atomic_exchange_n(&p->allowed, a, __ATOMIC_RELAXED) < a) mrn_futex_wake(&p->allowed, INT_MAX);
+}
+
+/* Worker w is over the budget: it sleeps until the budget lets it compete again, or the pool stops.
+ * While a task run from outside is in flight, the workers that compete may all be busy, with none
+ * idle to re-read the budget: a parked worker then wakes every other re-read period to do it. */
+void mrn_park(mrn_pool *p, mrn_worker *w) {
+    __atomic_fetch_add(&p->parked, 1, __ATOMIC_RELAXED); /* relaxed: a count for display */
+    for (;;) {
+        uint32_t a = __atomic_load_n(&p->allowed, __ATOMIC_RELAXED); /* relaxed: see mrn_budget_poll */
+        /* acquire: pairs with merino_stop's store; nothing to read after it but our exit */
+        if (w->index < a || __atomic_load_n(&p->stopping, __ATOMIC_ACQUIRE)) break;
+        if (mrn_work_pending()) {
+            mrn_futex_wait_ns(&p->allowed, a, 2 * MRN_BUDGET_POLL_NS);
+            mrn_budget_poll(p, mrn_clock_ns());
+        } else {
+            mrn_sleep(mrn_work_pending); /* until a run starts: then look again */
+        }
+    }
+    __atomic_fetch_sub(&p->parked, 1, __ATOMIC_RELAXED);
+}

@@ -1,6 +1,6 @@
 /* worker.c — a pool thread: it sets up its thread-local words, then loops over the work sources
  * (sources.c) until the pool stops, backing off (backoff.h) and sleeping (sleep.c) when there is
- * nothing to do. */
+ * nothing to do, or when the process's CPU budget shrank below its index (sleep.c). */
 #include "core.h"
 
 #include "backoff.h"
@@ -49,12 +49,22 @@ void *mrn_worker_main(void *arg) {
     while (!__atomic_load_n(&p->stopping, __ATOMIC_ACQUIRE)) {
         /* relaxed: set in the child of a fork made from a task, by this very thread */
         if (MRN_UNLIKELY(__atomic_load_n(&mrn_fork_orphan, __ATOMIC_RELAXED))) mrn_orphan_idle();
+        if (MRN_UNLIKELY(mrn_over_budget(p, w))) {
+            mrn_park(p, w); /* the CPU budget shrank: stop competing until it grows (sleep.c) */
+            mrn_backoff_reset(&b);
+            continue;
+        }
         MRN_PROF_FIND_BEGIN();
         bool found = mrn_find_work(w);
         MRN_PROF_FIND_END();
         if (found) {
             mrn_backoff_reset(&b);
-        } else if (mrn_backoff_wait(&b) == MRN_SLEEP_NOW) {
+            continue;
+        }
+        mrn_backoff_step step = mrn_backoff_wait(&b);
+        if (step == MRN_SPUN) continue;
+        mrn_budget_poll(p, b.now); /* from the idle path only, never from a spawn */
+        if (step == MRN_SLEEP_NOW) {
             if (mrn_work_pending()) {
                 sched_yield(); /* work may appear at any moment: look again soon */
             } else {

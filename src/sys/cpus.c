@@ -2,6 +2,7 @@
 #include "sys.h"
 
 #include <dirent.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,11 +55,16 @@ static bool mrn_process_mask(cpu_set_t *set) {
 
 /* The first line of a file, or false. */
 static bool mrn_read_line(const char *path, char *buf, size_t size) {
-    FILE *f = fopen(path, "r");
-    if (!f) return false;
-    bool ok = fgets(buf, (int)size, f) != NULL;
-    fclose(f);
-    return ok;
+    /* open/read, not stdio: workers re-read the quota while tasks run, and must not allocate
+     * (a program counting its allocations, or replacing malloc, sees none from the runtime) */
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return false;
+    ssize_t n = read(fd, buf, size - 1);
+    close(fd);
+    if (n <= 0) return false;
+    buf[n] = '\0';
+    buf[strcspn(buf, "\n")] = '\0';
+    return true;
 }
 
 /* Whether the comma-separated list `ctrls` (a v1 line's controllers) names `name` exactly. */
@@ -77,48 +83,58 @@ static unsigned mrn_quota_cpus(long long quota, long long period) {
     return n > 0 && n < 1 << 20 ? (unsigned)n : 0;
 }
 
-/* The quota of the process's cgroup: v2 cpu.max ("max 100000" or "200000 100000"), else v1
- * cpu.cfs_quota_us / cpu.cfs_period_us; the cgroup's path comes from /proc/self/cgroup. */
-static unsigned mrn_cgroup_quota(void) {
+/* The CPUs a quota file (v2 cpu.max: "max 100000" or "200000 100000"), or a pair of them (v1
+ * cpu.cfs_quota_us and cpu.cfs_period_us), allows; -1 when unreadable or malformed, 0 for none. */
+static int mrn_read_quota(const char *quota_file, const char *period_file) {
+    char buf[128], max[32];
+    long long q, p;
+    if (!mrn_read_line(quota_file, buf, sizeof buf)) return -1;
+    if (!*period_file) { /* v2 */
+        if (sscanf(buf, "%31s %lld", max, &p) != 2) return -1;
+        return strcmp(max, "max") == 0 ? 0 : (int)mrn_quota_cpus(atoll(max), p);
+    }
+    q = atoll(buf);
+    if (!mrn_read_line(period_file, buf, sizeof buf)) return -1;
+    p = atoll(buf);
+    return (int)mrn_quota_cpus(q, p);
+}
+
+/* The quota of the process's cgroup: v2 cpu.max, else v1 cpu.cfs_quota_us / cpu.cfs_period_us; the
+ * cgroup's path comes from /proc/self/cgroup. The file(s) found go to out, for mrn_reread_cpu_budget. */
+static unsigned mrn_cgroup_quota(mrn_cpu_budget *out) {
+    out->quota_file[0] = out->period_file[0] = '\0';
     const char *root = getenv("MERINO_CGROUP_ROOT");
     if (!root || !*root) root = "/sys/fs/cgroup";
     const char *self = getenv("MERINO_CGROUP_SELF"); /* tests: stands for /proc/self/cgroup */
     FILE *f = fopen(self && *self ? self : "/proc/self/cgroup", "r");
     if (!f) return 0;
-    char line[1024], path[1536], buf[128];
-    unsigned quota = 0;
-    bool found = false;
-    while (!found && fgets(line, sizeof line, f)) {
+    char line[1024], qpath[sizeof out->quota_file], ppath[sizeof out->period_file];
+    int quota = -1;
+    while (quota < 0 && fgets(line, sizeof line, f)) {
         line[strcspn(line, "\n")] = '\0';
         char *ctrl = strchr(line, ':'), *rel = ctrl ? strchr(ctrl + 1, ':') : NULL;
         if (!rel) continue;
         *ctrl++ = '\0'; /* line: the hierarchy number; ctrl: the controllers; rel: the path */
         *rel++ = '\0';
-        long long q, p;
         if (strcmp(line, "0") == 0 && *ctrl == '\0') { /* v2: 0::/path */
-            snprintf(path, sizeof path, "%s%s/cpu.max", root, rel);
-            char max[32];
-            if (mrn_read_line(path, buf, sizeof buf) && sscanf(buf, "%31s %lld", max, &p) == 2) {
-                found = true;
-                if (strcmp(max, "max") != 0) quota = mrn_quota_cpus(atoll(max), p);
-            }
+            snprintf(qpath, sizeof qpath, "%s%s/cpu.max", root, rel);
+            ppath[0] = '\0';
+            quota = mrn_read_quota(qpath, ppath);
         } else if (mrn_has_controller(ctrl, "cpu")) {
             /* v1: N:cpu,cpuacct:/path, mounted at <root>/cpu,cpuacct or <root>/cpu */
             const char *dirs[] = {ctrl, "cpu", "cpu,cpuacct"};
-            for (int i = 0; i < 3 && !found; i++) {
-                snprintf(path, sizeof path, "%s/%s%s/cpu.cfs_quota_us", root, dirs[i], rel);
-                if (!mrn_read_line(path, buf, sizeof buf)) continue;
-                q = atoll(buf);
-                snprintf(path, sizeof path, "%s/%s%s/cpu.cfs_period_us", root, dirs[i], rel);
-                if (!mrn_read_line(path, buf, sizeof buf)) continue;
-                p = atoll(buf);
-                found = true;
-                quota = mrn_quota_cpus(q, p);
+            for (int i = 0; i < 3 && quota < 0; i++) {
+                snprintf(qpath, sizeof qpath, "%s/%s%s/cpu.cfs_quota_us", root, dirs[i], rel);
+                snprintf(ppath, sizeof ppath, "%s/%s%s/cpu.cfs_period_us", root, dirs[i], rel);
+                quota = mrn_read_quota(qpath, ppath);
             }
         }
     }
     fclose(f);
-    return quota;
+    if (quota < 0) return 0;
+    memcpy(out->quota_file, qpath, sizeof qpath);
+    memcpy(out->period_file, ppath, sizeof ppath);
+    return (unsigned)quota;
 }
 
 void mrn_read_cpu_budget(mrn_cpu_budget *out) {
@@ -130,5 +146,20 @@ void mrn_read_cpu_budget(mrn_cpu_budget *out) {
         CPU_SET(c >= 0 && c < CPU_SETSIZE ? c : 0, &out->cpus);
     }
     out->ncpus = (unsigned)CPU_COUNT(&out->cpus);
-    out->quota = mrn_cgroup_quota();
+    out->quota = mrn_cgroup_quota(out);
+    if (sched_getaffinity(getpid(), sizeof out->main_mask, &out->main_mask) != 0) out->main_mask = out->cpus;
+}
+
+unsigned mrn_reread_cpu_budget(const mrn_cpu_budget *start) {
+    mrn_cpu_budget now = *start;
+    cpu_set_t main_now;
+    /* The union of every thread's mask costs a file per thread: recount only when the main
+     * thread's mask moved, which a change made to the whole process (taskset -a, a cpuset)
+     * does. A main thread bound to fewer CPUs after start by the program itself narrows it too. */
+    if (sched_getaffinity(getpid(), sizeof main_now, &main_now) == 0 && !CPU_EQUAL(&main_now, &start->main_mask) &&
+        CPU_COUNT(&main_now) > 0)
+        now.ncpus = (unsigned)CPU_COUNT(&main_now);
+    int q = start->quota_file[0] ? mrn_read_quota(start->quota_file, start->period_file) : 0;
+    now.quota = q > 0 ? (unsigned)q : 0;
+    return mrn_cpu_budget_count(&now);
 }

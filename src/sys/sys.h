@@ -32,6 +32,8 @@ static inline void mrn_cpu_relax(void) {
 
 /* Sleeps while *word == expected (returns at once otherwise; may return spuriously). */
 void mrn_futex_wait(uint32_t *word, uint32_t expected);
+/* The same, returning after timeout_ns at the latest (for waits that must look around now and then). */
+void mrn_futex_wait_ns(uint32_t *word, uint32_t expected, uint64_t timeout_ns);
 /* Wakes up to count threads sleeping on word. */
 void mrn_futex_wake(uint32_t *word, int count);
 
@@ -74,11 +76,21 @@ typedef struct mrn_cpu_budget {
     cpu_set_t cpus;  /* the process's affinity mask: the union of its threads' masks */
     unsigned ncpus;  /* CPUs in it, at least 1 */
     unsigned quota;  /* CPUs the cgroup quota allows (rounded up), or 0 when there is no quota */
+    /* For mrn_reread_cpu_budget: the main thread's mask when this was read, and the quota's
+     * file(s): v2 cpu.max in quota_file (period_file empty), v1 cfs_quota_us and cfs_period_us;
+     * empty when the process's cgroup has no such file. */
+    cpu_set_t main_mask;
+    char quota_file[512], period_file[512];
 } mrn_cpu_budget;
 
 /* Reads the process's CPU budget. The cgroup file system is looked for under MERINO_CGROUP_ROOT
  * if set (for tests), else /sys/fs/cgroup; a missing or unreadable file means no quota. */
 void mrn_read_cpu_budget(mrn_cpu_budget *out);
+/* The usable CPUs now (see mrn_cpu_budget_count), cheaply, for a pool that follows its budget
+ * while it runs: the quota file(s) found by mrn_read_cpu_budget read again (a file now missing,
+ * unreadable or malformed: no quota), and the mask recounted from the main thread's when that
+ * changed since (else the union read at start stands). Two or three system calls a file. */
+unsigned mrn_reread_cpu_budget(const mrn_cpu_budget *start);
 /* The usable CPUs: the mask's count, capped by the quota. */
 static inline unsigned mrn_cpu_budget_count(const mrn_cpu_budget *b) {
     return b->quota && b->quota < b->ncpus ? b->quota : b->ncpus;
