@@ -26,12 +26,12 @@ mrn_job *mrn_take_job(void) {
     return head;
 }
 
-/* Runs a job at the bottom of w's stack and tells its submitter. */
-void mrn_run_job(mrn_worker *w, mrn_job *job) {
+/* Runs a job on w's stack from top and tells its submitter. */
+void mrn_run_job(mrn_worker *w, mrn_job *job, merino__task *top) {
     merino__task *floor = w->floor;
-    w->floor = w->pub.base;
-    merino__next = w->pub.base;
-    job->wrap(w->pub.base, job->task);
+    w->floor = top;
+    merino__next = top;
+    job->wrap(top, job->task);
     w->floor = floor;
     /* release: publishes the result; after this the job (on the submitter's stack) may be gone,
      * so the only access left is the futex wake on its address, harmless if it is stale */

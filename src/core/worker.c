@@ -47,7 +47,7 @@ void *mrn_worker_main(void *arg) {
     while (!__atomic_load_n(&p->stopping, __ATOMIC_ACQUIRE)) {
         /* relaxed: set in the child of a fork made from a task, by this very thread */
         if (MRN_UNLIKELY(__atomic_load_n(&mrn_fork_orphan, __ATOMIC_RELAXED))) mrn_orphan_idle();
-        if (mrn_find_work(w)) {
+        if (mrn_find_work(w, w->pub.base)) {
             mrn_backoff_reset(&b);
         } else if (mrn_backoff_wait(&b) == MRN_SLEEP_NOW) {
             if (mrn_work_pending()) {
