@@ -27,6 +27,14 @@
 #ifndef MERINO_MPI_H
 #define MERINO_MPI_H
 
+/* MPI's C++ bindings (removed from the standard in MPI-3) are not needed here and would need
+ * -lmpi_cxx: skip them, unless the program included <mpi.h> first. */
+#if defined(__cplusplus) && !defined(OMPI_SKIP_MPICXX)
+#define OMPI_SKIP_MPICXX 1
+#endif
+#if defined(__cplusplus) && !defined(MPICH_SKIP_MPICXX)
+#define MPICH_SKIP_MPICXX 1
+#endif
 #include <mpi.h>
 
 #ifdef __cplusplus
