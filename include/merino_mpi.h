@@ -51,7 +51,7 @@ extern "C" {
  * source that polls pending requests. Optional: the first wait calls it. MPI_SUCCESS, or
  * MPI_ERR_OTHER after printing one line on stderr saying what is missing and how to fix it.
  * Environment: MERINO_MPI_POLL_US, the longest sleep between two tests of a waiting worker's
- * requests when it has nothing else to run (microseconds, 1..100000, default 200). */
+ * requests when it has nothing else to run (microseconds, 1..100000, default 500). */
 MERINO_MPI_API int merino_mpi_init(void);
 
 /* MPI_Wait(req, status), running other work on this worker until *req completes; *req is then

@@ -13,7 +13,7 @@ ALLPUB_WORKLOADS = ["fib", "stress"]  # also run as merino-allpub: the same numb
 RECORD_KINDS = ("workload", "stats", "overhead", "steal", "ratios")  # measured, not derived
 # Fields of a program's JSON line a record keeps as the median over its runs (and the runs' values
 # as <field>_runs): region's per-region time, the median over the rounds of one process
-RUN_MEDIANS = ("region_ns",)
+RUN_MEDIANS = ("region_ns", "comp_seconds", "comm_seconds", "hidden", "wait_cpu")  # mpiheat: the last four
 
 OTHERS_WARN = 0.1  # cores used by other processes during a measurement worth a note
 STATS_WORKERS = 2  # Table I: N_M is the number of steals at 2 workers

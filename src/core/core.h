@@ -105,6 +105,7 @@ typedef struct mrn_pool {
     _Alignas(MRN_CACHE_LINE) uint32_t active; /* atomic: tasks run from outside, not finished */
     uint32_t epoch;    /* atomic futex word: bumped when work arrives or on stop */
     uint32_t sleepers; /* atomic: workers asleep (or about to be) on epoch */
+    uint32_t napping;  /* atomic: workers asleep in a helping wait (merino__help_nap) */
     uint32_t stopping; /* atomic: pool threads leave their loop */
     uint32_t left;     /* atomic: pool threads that have left their loop */
 } mrn_pool;
@@ -170,6 +171,9 @@ void *mrn_worker_main(void *arg);
 /* sleep.c */
 void mrn_wake_all(void);
 void mrn_sleep(bool (*pending)(void));
+/* Every worker that could spawn is asleep, in the idle loop or in a helping wait (seq_cst reads:
+ * the sleeper's half of the pair in sleep.c). */
+bool mrn_all_asleep(void);
 
 /* place.c */
 int mrn_worker_cpu(const mrn_settings *set, unsigned index);

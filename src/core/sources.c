@@ -71,11 +71,13 @@ static bool mrn_stacks_run_one(mrn_worker *w, merino__task *top) {
 
 /* While a task run from outside the pool is in flight (in the caller slot, or handed over), tasks
  * may appear on any stack at any time, and only thieves that look find them (their owners do not
- * wake anyone): stay awake. */
+ * wake anyone): stay awake — unless every worker that could spawn is asleep too, in the idle loop
+ * or in a helping wait (sleep.c, mrn_all_asleep). */
 static bool mrn_stacks_pending(void) {
     /* seq_cst: the sleeper's half of the pair in sleep.c; the slot's taker calls mrn_wake_all */
-    return __atomic_load_n(&mrn_slot_taken, __ATOMIC_SEQ_CST) != 0 ||
-           __atomic_load_n(&mrn_the_pool.active, __ATOMIC_SEQ_CST) != 0;
+    return (__atomic_load_n(&mrn_slot_taken, __ATOMIC_SEQ_CST) != 0 ||
+            __atomic_load_n(&mrn_the_pool.active, __ATOMIC_SEQ_CST) != 0) &&
+           !mrn_all_asleep();
 }
 
 static const mrn_source mrn_jobs_source = {"handed-over tasks", mrn_jobs_run_one, mrn_jobs_pending};

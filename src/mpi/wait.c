@@ -21,16 +21,24 @@ static int mrn_help_until_done(int count, MPI_Request reqs[], MPI_Status *status
     mrn_mpi_register(&w);
     mrn_backoff b = {0};
     unsigned nap_us = 1;
+    bool napped = false; /* idle workers may have gone to sleep meanwhile (merino__help_nap) */
     /* acquire: pairs with the poller's release decrement: our requests and statuses */
     while (__atomic_load_n(&w.left, __ATOMIC_ACQUIRE) != 0) {
-        if (mrn_mpi_poll() || merino__help_one()) {
+        if (mrn_mpi_poll()) {
             mrn_backoff_reset(&b);
             nap_us = 1;
+        } else if (merino__help_one()) {
+            mrn_backoff_reset(&b);
+            nap_us = 1;
+            if (napped) merino__help_wake(); /* what ran may have spawned: wake the thieves */
+            napped = false;
         } else if (mrn_backoff_wait(&b) == MRN_SLEEP_NOW) {
-            mrn_sleep_us(nap_us); /* nothing to run, nothing arrived: free the processor */
+            merino__help_nap(nap_us); /* nothing to run, nothing arrived: free the processor */
+            napped = true;
             nap_us = nap_us * 2 < mrn_mpi.poll_us ? nap_us * 2 : mrn_mpi.poll_us;
         }
     }
+    if (napped) merino__help_wake(); /* the task goes on and may spawn */
     mrn_mpi_unregister(&w);
     if (w.err != MPI_SUCCESS) return w.err;
     return w.failed ? MPI_ERR_IN_STATUS : MPI_SUCCESS;

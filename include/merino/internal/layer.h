@@ -35,6 +35,14 @@ MERINO_API int merino__source_add(const merino__source *s);
  * return; what ran may have waited in turn (helping waits nest). */
 MERINO_API int merino__help_one(void);
 
+/* The waiting task has nothing to run and its requests are pending: sleep for us microseconds.
+ * Meanwhile this worker counts as asleep, so that idle workers may sleep too once every worker is
+ * (they do not while a run is in flight otherwise). A wait that napped calls merino__help_wake
+ * before its task goes on (it may spawn) and whenever merino__help_one finds work after a nap. */
+MERINO_API void merino__help_nap(unsigned us);
+/* Wakes the workers sleeping in the idle loop (a load when there are none). */
+MERINO_API void merino__help_wake(void);
+
 #ifdef __cplusplus
 }
 #endif
