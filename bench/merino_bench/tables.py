@@ -314,6 +314,27 @@ def per_tree_section(records, workers):
                    "S = T_S / T at that worker count; us/tree = (T_per_tree - T_one_run) / trees", parts)
 
 
+def mpiheat_section(records):
+    """mpiheat (across MPI ranks): per size (RANKS NX NY STEPS LATENCY_US), system and workers per
+    rank, the time, the share of the communication time hidden behind computation and the CPU a
+    waiting rank uses (each the median over the process runs)."""
+    rows = [["ranks x workers", "latency us", "system", "seconds", "comp s", "comm s", "hidden", "wait CPU"]]
+    recs = sorted((r for r in records if r.get("workload") == "mpiheat" and r.get("system") != "serial"),
+                  key=lambda r: ([int(x) for x in r["params"].split()], r["system"], r["workers"]))
+    if not recs:
+        return None
+    for r in recs:
+        p = r["params"].split()
+        ok = r["check"] == "ok"
+        pct = lambda v: f"{100 * v:.0f}%" if (ok and v is not None) else "-"
+        rows.append([f"{p[0]} x {r['workers']}" + (" *" if int(p[0]) * r["workers"] > 2 else ""), p[4],
+                     r["system"], fmt_s(r["median"]) if ok else "FAIL", fmt_s(r.get("comp_seconds")) if ok else "-",
+                     fmt_s(r.get("comm_seconds")) if ok else "-", pct(r.get("hidden")), pct(r.get("wait_cpu"))])
+    return section("mpiheat across MPI ranks (bench/mpiheat/mpiheat.h): hidden = (comp + comm - seconds) / comm, the "
+                   "share of the exchanges' time hidden behind computation; wait CPU = CPU used by a rank waiting "
+                   "0.2 s for a message (- with one rank); * = more threads than cores", render(rows, "rrlrrrrr"))
+
+
 def report_sections(records, derived, workers, reps, cores):
     """Every section of the report, in order (None for an empty one)."""
     overhead = [r for r in derived if r["kind"] == "task_overhead"]
@@ -321,4 +342,4 @@ def report_sections(records, derived, workers, reps, cores):
     return {"table": main_table(records, workers, reps, cores), "fastest": fastest_section(records, workers),
             "table1": table1_section(table1), "overhead": overhead_section(overhead, records),
             "steal": steal_section(records), "region": region_section(records, workers),
-            "per_tree": per_tree_section(records, workers)}
+            "per_tree": per_tree_section(records, workers), "mpiheat": mpiheat_section(records)}

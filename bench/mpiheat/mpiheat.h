@@ -197,6 +197,59 @@ static void mh_report(double seconds, int ok, double comp, double comm, double w
     fflush(stdout);
 }
 
+/* One run of the steps (exchange and/or compute) from the initial grid, with the version's
+ * steps(b); the slowest rank's time. */
+static double mh_run(mh_band *b, const mh_args *a, int rank, int size, int exchange, int compute,
+                     void (*steps)(mh_band *)) {
+    mh_band_init(b, a, rank, size);
+    b->exchange = exchange, b->compute = compute;
+    MPI_Barrier(MPI_COMM_WORLD);
+    double t0 = bench_now();
+    steps(b);
+    double t = bench_now() - t0, tmax;
+    MPI_Allreduce(&t, &tmax, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    return tmax;
+}
+
+/* The measurements of mpiheat.h's header, then rank 0's JSON line. steps(b) runs the steps;
+ * recv_one(&x) receives one int from rank 0 (tag 99) the version's way. Returns the exit status. */
+static int mh_measure(mh_args *a, int rank, int size, void (*steps)(mh_band *), void (*recv_one)(int *)) {
+    mh_band b = {0};
+    double total = 1e300, comp = 1e300, comm = 1e300;
+    int ok = 1;
+    for (int r = 0; r < a->reps; r++) {
+        double t = mh_run(&b, a, rank, size, 1, 1, steps);
+        if (r == 0) ok = mh_check(&b, rank, size);
+        total = t < total ? t : total;
+        t = mh_run(&b, a, rank, size, 0, 1, steps);
+        comp = t < comp ? t : comp;
+        t = mh_run(&b, a, rank, size, 1, 0, steps);
+        comm = t < comm ? t : comm;
+    }
+    /* CPU while waiting: rank 0 sends after 0.2 s; the others wait. */
+    double share = 0, worst = -1;
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (size > 1) {
+        if (rank == 0) {
+            mh_sleep_until(bench_now() + 0.2);
+            for (int i = 1; i < size; i++) MPI_Send(&i, 1, MPI_INT, i, 99, MPI_COMM_WORLD);
+        } else {
+            int got = 0;
+            double c0 = mh_cpu_seconds(), t0 = bench_now();
+            recv_one(&got);
+            share = (mh_cpu_seconds() - c0) / (bench_now() - t0);
+            if (got != rank) ok = 0;
+        }
+        MPI_Reduce(&share, &worst, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+    }
+    int all_ok = 0;
+    MPI_Reduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, 0, MPI_COMM_WORLD);
+    a->ranks = size;
+    if (rank == 0) mh_report(total, all_ok, comp, comm, worst, a);
+    free(b.u), free(b.v);
+    return rank == 0 && !all_ok;
+}
+
 #endif /* MH_MPI */
 
 #endif

@@ -42,6 +42,12 @@ trap 'rm -f "$out"' EXIT
 timeout -k 5 "$seconds" "$mpiexec" "${opts[@]}" "$@" >"$out" 2>&1
 rc=$?
 cat "$out"
+if [ -n "$expect" ] && [ $rc -ne 0 ] && grep -qF -- "$expect" "$out"; then
+    # The job failed as it should, saying so (killed, if mpirun itself hung on its way out: Open
+    # MPI's launcher has been seen to, after a rank's MPI_Abort).
+    echo "mpirun.sh: failed as expected (exit $rc), saying '$expect'"
+    exit 0
+fi
 if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
     echo "mpirun.sh: FAILED: $* on $np ranks still ran after $seconds s and was killed (a rank hangs?)" >&2
     exit 1
