@@ -15,11 +15,12 @@ RAYON_WORKLOADS = ["fib", "stress", "nqueens"]
 FIB_N = 40  # serial fib(40) takes ~0.35 s with gcc -O2 on the 2-core development machine
 
 
-def size(params, reps=1, systems=None, note="", est=None):
-    """One problem size: positional params, in-process --reps, optionally a subset of systems; est =
-    the serial kernel's seconds on the 2-core development machine (for the estimate printed at the
-    start when no earlier results file has this size)."""
-    return {"params": params, "reps": reps, "systems": systems, "note": note, "est": est}
+def size(params, reps=1, systems=None, note="", est=None, workers=None):
+    """One problem size: positional params, in-process --reps, optionally a subset of systems and
+    of worker counts (of those asked for); est = the serial kernel's seconds on the 2-core
+    development machine (for the estimate printed at the start when no earlier results file has
+    this size)."""
+    return {"params": params, "reps": reps, "systems": systems, "note": note, "est": est, "workers": workers}
 
 
 # Headline sizes: each serial kernel takes ~0.1-0.2 s on the 2-core development machine (est), so
@@ -170,8 +171,10 @@ def binary(build_dir, workload, system):
 
 def params_file_sizes(workload, which):
     """Sizes of a workload the runner has no table for, from bench/<w>/params:
-    lines `headline: <params> [--reps R] [~S]`, `all: ...`, `quick: ...`; '#' starts a comment;
-    ~S = about S seconds serially (for the estimate). --all runs the headline and the all lines."""
+    lines `headline: <params> [--reps R] [--workers W1,W2] [~S]`, `all: ...`, `quick: ...`; '#'
+    starts a comment; --workers = only these of the worker counts asked for (mpiheat: the workers
+    per rank that go with its rank count); ~S = about S seconds serially (for the estimate). --all
+    runs the headline and the all lines."""
     path = os.path.join(BENCH_DIR, workload, "params")
     if not os.path.exists(path):
         return None
@@ -194,7 +197,12 @@ def params_file_sizes(workload, which):
                 i = toks.index("--reps")
                 reps = int(toks[i + 1])
                 del toks[i:i + 2]
-            sets[key].append(size(" ".join(toks), reps=reps, est=est))
+            workers = None
+            if "--workers" in toks:
+                i = toks.index("--workers")
+                workers = [int(x) for x in toks[i + 1].split(",")]
+                del toks[i:i + 2]
+            sets[key].append(size(" ".join(toks), reps=reps, est=est, workers=workers))
     if which == "all":
         seen, out = set(), []
         for s in sets["headline"] + sets["all"]:
@@ -253,7 +261,8 @@ def size_groups(args, w, sizes, skipped):
                 if not (sy == "rayon" and w not in RAYON_WORKLOADS):
                     skipped.append(f"{w}-{sy}")
                 continue
-            configs += [(sy, nw, path) for nw in ([1] if sy == "serial" else args.workers)]
+            wks = [1] if sy == "serial" else [nw for nw in args.workers if not s.get("workers") or nw in s["workers"]]
+            configs += [(sy, nw, path) for nw in wks]
         if configs:
             g = group(w, s, "workload", configs)
             if args.stats and any(sy == "merino" for (sy, _, _) in configs):
