@@ -7,8 +7,9 @@
  * blocking MPI_Ssend and MPI_Recv in the two tasks, a worker that runs the send first blocks for
  * ever — on every rank at once, since all run the same program. With MPI_Issend + merino_mpi_wait
  * the waiting worker runs the other task (spawned, so on its own task stack) meanwhile, and both
- * complete. Even rounds run the send first, odd rounds the receive. Then one more exchange from
- * main, outside the pool, where merino_mpi_waitall is MPI_Waitall.
+ * complete. Even rounds run the send first, odd rounds the receive. Then a few rounds with
+ * persistent requests (one of them never started), and one more exchange from main, outside the
+ * pool, where merino_mpi_waitall is MPI_Waitall.
  *
  *   MERINO_WORKERS=1 mpirun -np 2 ./example_mpi_ssend_recv [ROUNDS] [--serialized | --funneled]
  * --serialized: MPI_THREAD_SERIALIZED, with this program's MPI calls between merino_mpi_lock and
@@ -63,6 +64,23 @@ MERINO_VOID_TASK_1(exchange, int, rounds) {
     }
 }
 
+/* Persistent requests: a started receive and send, and a receive never started (inactive, which
+ * MPI_Waitall treats as complete), in one merino_mpi_waitall. */
+MERINO_VOID_TASK_0(persistent_rounds) {
+    int out = 0, in = -1, never = -1;
+    MPI_Request r[3];
+    CALL_MPI(MPI_Recv_init(&in, 1, MPI_INT, partner, 5000, MPI_COMM_WORLD, &r[0]));
+    CALL_MPI(MPI_Send_init(&out, 1, MPI_INT, partner, 5000, MPI_COMM_WORLD, &r[1]));
+    CALL_MPI(MPI_Recv_init(&never, 1, MPI_INT, partner, 5001, MPI_COMM_WORLD, &r[2]));
+    for (int k = 0; k < 5; k++) {
+        out = rank * 10 + k;
+        CALL_MPI(MPI_Startall(2, r));
+        if (merino_mpi_waitall(3, r, MPI_STATUSES_IGNORE) != MPI_SUCCESS || in != partner * 10 + k)
+            __atomic_fetch_add(&wrong, 1, __ATOMIC_RELAXED); /* relaxed: a count read after the run */
+    }
+    for (int i = 0; i < 3; i++) CALL_MPI(MPI_Request_free(&r[i]));
+}
+
 int main(int argc, char **argv) {
     int rounds = 100, level = MPI_THREAD_MULTIPLE;
     for (int i = 1; i < argc; i++) {
@@ -92,6 +110,7 @@ int main(int argc, char **argv) {
     if (merino_mpi_init() != MPI_SUCCESS) MPI_Abort(MPI_COMM_WORLD, 1);
 
     MERINO_RUN(exchange, rounds);
+    MERINO_RUN(persistent_rounds);
     unsigned workers = merino_workers();
 
     /* Outside the pool: MPI_Waitall's behaviour. */

@@ -62,7 +62,8 @@ typedef struct mrn_mpi_wait {
     struct mrn_mpi_wait *prev, *next;
 } mrn_mpi_wait;
 
-/* Adds w (its non-null requests) to the requests being polled; left is set. */
+/* Adds w to the requests being polled; w->left counts those still pending (active and not
+ * complete when the wait tested them). */
 void mrn_mpi_register(mrn_mpi_wait *w);
 /* Removes w (after left reached 0). */
 void mrn_mpi_unregister(mrn_mpi_wait *w);

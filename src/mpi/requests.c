@@ -39,9 +39,6 @@ static void mrn_scratch_reserve(int n) {
 /* ---- registering -------------------------------------------------------------------------------- */
 
 void mrn_mpi_register(mrn_mpi_wait *w) {
-    uint32_t left = 0;
-    for (int i = 0; i < w->count; i++) left += w->reqs[i] != MPI_REQUEST_NULL;
-    __atomic_store_n(&w->left, left, __ATOMIC_RELAXED); /* relaxed: published by the lock */
     pthread_mutex_lock(&mrn_registry_lock);
     w->prev = NULL;
     w->next = mrn_waits;
@@ -81,6 +78,8 @@ int mrn_mpi_poll(void) {
     for (mrn_mpi_wait *w = mrn_waits; w; w = w->next) {
         mrn_scratch_reserve(n + w->count);
         for (int i = 0; i < w->count; i++) {
+            /* null: done; an inactive persistent request (done, or never started) is passed
+             * along, and MPI_Testsome ignores it */
             if (w->reqs[i] == MPI_REQUEST_NULL) continue;
             mrn_scratch.reqs[n] = w->reqs[i];
             mrn_scratch.wait[n] = w;

@@ -14,10 +14,11 @@ static void mrn_sleep_us(unsigned us) {
     nanosleep(&ts, NULL);
 }
 
-/* The wait on a worker: statuses NULL for MPI_STATUSES_IGNORE. Returns MPI_SUCCESS,
- * MPI_ERR_IN_STATUS, or the error of a failed MPI_Testsome. */
-static int mrn_help_until_done(int count, MPI_Request reqs[], MPI_Status *statuses) {
-    mrn_mpi_wait w = {.reqs = reqs, .statuses = statuses, .count = count};
+/* The wait on a worker for the left pending requests of reqs: statuses NULL for
+ * MPI_STATUSES_IGNORE. Returns MPI_SUCCESS, MPI_ERR_IN_STATUS, or the error of a failed
+ * MPI_Testsome. */
+static int mrn_help_until_done(int count, MPI_Request reqs[], MPI_Status *statuses, uint32_t left) {
+    mrn_mpi_wait w = {.reqs = reqs, .statuses = statuses, .count = count, .left = left};
     mrn_mpi_register(&w);
     mrn_backoff b = {0};
     unsigned nap_us = 1;
@@ -58,28 +59,45 @@ static int mrn_serialized_test_loop(int count, MPI_Request reqs[], MPI_Status st
     }
 }
 
+/* Status of a request that was null from the start: empty, as MPI_Waitall gives. */
+static void mrn_empty_status(MPI_Status *st) {
+    st->MPI_SOURCE = MPI_ANY_SOURCE;
+    st->MPI_TAG = MPI_ANY_TAG;
+    st->MPI_ERROR = MPI_SUCCESS;
+    MPI_Status_set_elements(st, MPI_BYTE, 0);
+}
+
 int merino_mpi_waitall(int count, MPI_Request reqs[], MPI_Status statuses[]) {
     mrn_mpi_require();
     if (merino__self == NULL) { /* not a worker: nothing else to run here */
         if (mrn_mpi.serialized) return mrn_serialized_test_loop(count, reqs, statuses);
         return MPI_Waitall(count, reqs, statuses);
     }
-    int flag = 0;
-    mrn_mpi_call_begin();
-    int rc = MPI_Testall(count, reqs, &flag, statuses); /* the common case: done already */
-    mrn_mpi_call_end();
-    if (flag || (rc != MPI_SUCCESS && rc != MPI_ERR_IN_STATUS)) return rc;
     MPI_Status *st = statuses == MPI_STATUSES_IGNORE ? NULL : statuses;
-    /* A request null from the start completes with an empty status, as in MPI_Waitall. */
-    if (st)
-        for (int i = 0; i < count; i++)
-            if (reqs[i] == MPI_REQUEST_NULL) {
-                st[i].MPI_SOURCE = MPI_ANY_SOURCE;
-                st[i].MPI_TAG = MPI_ANY_TAG;
-                st[i].MPI_ERROR = MPI_SUCCESS;
-                MPI_Status_set_elements(&st[i], MPI_BYTE, 0);
-            }
-    return mrn_help_until_done(count, reqs, st);
+    /* Test each request first (most are done already): what is left is active and pending. A
+     * persistent request that is inactive (done, or never started) tests complete at once, as
+     * MPI_Waitall would return for it. */
+    uint32_t left = 0;
+    bool failed = false;
+    mrn_mpi_call_begin();
+    for (int i = 0; i < count; i++) {
+        if (reqs[i] == MPI_REQUEST_NULL) {
+            if (st) mrn_empty_status(&st[i]);
+            continue;
+        }
+        int flag = 0;
+        int rc = MPI_Test(&reqs[i], &flag, st ? &st[i] : MPI_STATUS_IGNORE);
+        if (rc != MPI_SUCCESS) { /* only with an error handler that returns */
+            if (st) st[i].MPI_ERROR = rc;
+            failed = true;
+        } else if (!flag) {
+            left++;
+        }
+    }
+    mrn_mpi_call_end();
+    if (left == 0) return failed ? MPI_ERR_IN_STATUS : MPI_SUCCESS;
+    int rc = mrn_help_until_done(count, reqs, st, left);
+    return rc == MPI_SUCCESS && failed ? MPI_ERR_IN_STATUS : rc;
 }
 
 int merino_mpi_wait(MPI_Request *req, MPI_Status *status) {
@@ -91,11 +109,11 @@ int merino_mpi_wait(MPI_Request *req, MPI_Status *status) {
     }
     int flag = 0;
     mrn_mpi_call_begin();
-    int rc = MPI_Test(req, &flag, status);
+    int rc = MPI_Test(req, &flag, status); /* null or inactive: complete at once */
     mrn_mpi_call_end();
     if (flag || rc != MPI_SUCCESS) return rc;
     MPI_Status own; /* the request's error code is in its status, even when the caller ignores it */
-    rc = mrn_help_until_done(1, req, &own);
+    rc = mrn_help_until_done(1, req, &own, 1);
     if (status != MPI_STATUS_IGNORE) *status = own;
     return rc == MPI_ERR_IN_STATUS ? own.MPI_ERROR : rc;
 }
