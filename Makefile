@@ -26,7 +26,7 @@ JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
 # Commands a build needs, and those its tests need too; scripts/install-deps.sh installs what is
 # missing of them (a build works without ninja, so only the tests ask for it).
 BUILD_CMDS := cmake c++ cc
-TEST_CMDS  := $(BUILD_CMDS) ninja pkg-config spin python3 clang
+TEST_CMDS  := $(BUILD_CMDS) ninja pkg-config spin python3 clang mpirun
 
 .PHONY: all build configure build-deps test-deps test bench stress install install-tsan clean \
         tsan asan test-sanitizers
@@ -89,9 +89,10 @@ stress: configure
 	$(BUILD)/tests/merino_stress --duration $(DURATION) --log $(STRESS_LOG) \
 	    $(if $(STRESS_PAUSE),--pause-while $(STRESS_PAUSE)) $(STRESS_ARGS)
 
-# Builds only what it installs (the libraries), not the tests and benchmarks.
+# Builds only what it installs (the libraries, merino_mpi's too when an MPI was found: the target
+# merino_libraries), not the tests and benchmarks.
 install: configure
-	$(CMAKE) --build $(BUILD) --parallel $(JOBS) --target merino_static merino_shared merino_prof_static merino_prof_shared merino_malloc
+	$(CMAKE) --build $(BUILD) --parallel $(JOBS) --target merino_libraries
 	$(CMAKE) --install $(BUILD) --prefix $(PREFIX)
 
 # Sanitizer builds: optimized with debug info, no benchmarks. Every test runs in them, the stress

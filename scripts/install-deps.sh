@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Installs, on Debian or Ubuntu, what merino's build and tests need and is not there yet:
 # cmake, ninja, gcc/g++, clang (tests/test_header_warnings.sh and test_compile_errors.sh compile
-# with both compilers), make, pkg-config, spin (the Promela model checker) and python3.
+# with both compilers), make, pkg-config, spin (the Promela model checker), python3, and Open MPI
+# (libopenmpi-dev, openmpi-bin: merino_mpi is built and its tests run through mpirun when CMake
+# finds an MPI; docs/mpi.md).
 # With --bench, also the benchmark peers: oneTBB, LLVM's OpenMP for clang, the jemalloc, mimalloc
 # and tcmalloc allocators, and python3-venv (bench/run makes bench/.venv for its plots).
 #
@@ -51,6 +53,8 @@ need_cmd make make
 need_cmd pkg-config pkg-config
 need_cmd spin spin
 need_cmd python3 python3
+need_pkg libopenmpi-dev
+need_cmd mpirun openmpi-bin
 if [ "$bench" = 1 ]; then
     need_pkg libtbb-dev
     need_pkg libomp-dev

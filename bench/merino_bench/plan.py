@@ -16,10 +16,11 @@ FIB_N = 40  # serial fib(40) takes ~0.35 s with gcc -O2 on the 2-core developmen
 
 
 def size(params, reps=1, systems=None, note="", est=None, workers=None):
-    """One problem size: positional params, in-process --reps, optionally a subset of systems; est =
-    the serial kernel's seconds on the 2-core development machine (for the estimate printed at the
-    start when no earlier results file has this size); workers = "max": the parallel systems run at
-    the largest of --workers only (None: at every count)."""
+    """One problem size: positional params, in-process --reps, optionally a subset of systems and
+    of worker counts (of those asked for); est = the serial kernel's seconds on the 2-core
+    development machine (for the estimate printed at the start when no earlier results file has
+    this size); workers = "max": the parallel systems run at the largest of --workers only, a list:
+    only these of the counts asked for (None: at every count)."""
     return {"params": params, "reps": reps, "systems": systems, "note": note, "est": est, "workers": workers}
 
 
@@ -195,9 +196,11 @@ def binary(build_dir, workload, system):
 
 def params_file_sizes(workload, which):
     """Sizes of a workload the runner has no table for, from bench/<w>/params:
-    lines `headline: <params> [--reps R] [--max-workers] [~S]`, `all: ...`, `quick: ...`; '#' starts a
-    comment; ~S = about S seconds serially (for the estimate); --max-workers: the parallel systems run
-    at the largest --workers only. --all runs the headline and the all lines."""
+    lines `headline: <params> [--reps R] [--max-workers | --workers W1,W2] [~S]`, `all: ...`,
+    `quick: ...`; '#' starts a comment; --max-workers: the parallel systems run at the largest
+    --workers only; --workers = only these of the worker counts asked for (mpiheat: the workers per
+    rank that go with its rank count); ~S = about S seconds serially (for the estimate). --all runs
+    the headline and the all lines."""
     path = os.path.join(BENCH_DIR, workload, "params")
     if not os.path.exists(path):
         return None
@@ -224,6 +227,10 @@ def params_file_sizes(workload, which):
             if "--max-workers" in toks:
                 toks.remove("--max-workers")
                 workers = "max"
+            if "--workers" in toks:
+                i = toks.index("--workers")
+                workers = [int(x) for x in toks[i + 1].split(",")]
+                del toks[i:i + 2]
             sets[key].append(size(" ".join(toks), reps=reps, est=est, workers=workers))
     if which == "all":
         seen, out = set(), []
@@ -286,7 +293,12 @@ def size_groups(args, w, sizes, skipped):
                 if not (sy == "rayon" and w not in RAYON_WORKLOADS):
                     skipped.append(f"{w}-{sy}")
                 continue
-            counts = [max(args.workers)] if s.get("workers") == "max" else args.workers
+            if s.get("workers") == "max":
+                counts = [max(args.workers)]
+            elif s.get("workers"):
+                counts = [nw for nw in args.workers if nw in s["workers"]]
+            else:
+                counts = args.workers
             configs += [(sy, nw, path) for nw in ([1] if sy == "serial" else counts)]
         if configs:
             g = group(w, s, "workload", configs)

@@ -198,6 +198,8 @@ def document(jsonl, meta, end, records, plots):
         L += ["### Steal cost", "", secs["steal"]["title"] + ".", ""] + code_block(secs["steal"]) + [""]
     if secs["region"]:
         L += ["### Region overhead", "", secs["region"]["title"] + ".", ""] + code_block(secs["region"]) + [""]
+    if secs.get("mpiheat"):
+        L += ["### Across MPI ranks (mpiheat)", "", secs["mpiheat"]["title"] + ".", ""] + code_block(secs["mpiheat"]) + [""]
     if secs["per_tree"]:
         L += ["### One region per tree", "", secs["per_tree"]["title"] + ".", ""] + code_block(secs["per_tree"]) + [""]
     if secs.get("prof"):

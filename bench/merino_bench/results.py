@@ -18,8 +18,10 @@ ALLPUB_WORKLOADS = ["fib", "stress"]  # also run as merino-allpub: the same numb
 RECORD_KINDS = ("workload", "stats", "overhead", "steal", "ratios", "prof", "multiprog", "idle")  # measured, not derived
 # Fields of a program's JSON line a record keeps as the median over its runs (and the runs' values
 # as <field>_runs): region's per-region time, the median over the rounds of one process; donation's
-# latencies (median and 99th percentile over the loops of one process) and sample count
-RUN_MEDIANS = ("region_ns", "lat_median_us", "lat_p99_us", "samples")
+# latencies (median and 99th percentile over the loops of one process) and sample count; mpiheat's
+# computation and communication times, hidden share and CPU while waiting
+RUN_MEDIANS = ("region_ns", "lat_median_us", "lat_p99_us", "samples", "comp_seconds", "comm_seconds", "hidden",
+               "wait_cpu")
 
 OTHERS_WARN = 0.1  # cores used by other processes during a measurement worth a note
 STATS_WORKERS = 2  # Table I: N_M is the number of steals at 2 workers

@@ -333,6 +333,27 @@ def prof_section(records):
                    "rounds; params: fib_n fib_w h L trees chol_n chol_nz ovh_n", render(table, "lrlrrrll") if pr else [])
 
 
+def mpiheat_section(records):
+    """mpiheat (across MPI ranks): per size (RANKS NX NY STEPS LATENCY_US), system and workers per
+    rank, the time, the share of the communication time hidden behind computation and the CPU a
+    waiting rank uses (each the median over the process runs)."""
+    rows = [["ranks x workers", "latency us", "system", "seconds", "comp s", "comm s", "hidden", "wait CPU"]]
+    recs = sorted((r for r in records if r.get("workload") == "mpiheat" and r.get("system") != "serial"),
+                  key=lambda r: ([int(x) for x in r["params"].split()], r["system"], r["workers"]))
+    if not recs:
+        return None
+    for r in recs:
+        p = r["params"].split()
+        ok = r["check"] == "ok"
+        pct = lambda v: f"{100 * v:.0f}%" if (ok and v is not None) else "-"
+        rows.append([f"{p[0]} x {r['workers']}" + (" *" if int(p[0]) * r["workers"] > 2 else ""), p[4],
+                     r["system"], fmt_s(r["median"]) if ok else "FAIL", fmt_s(r.get("comp_seconds")) if ok else "-",
+                     fmt_s(r.get("comm_seconds")) if ok else "-", pct(r.get("hidden")), pct(r.get("wait_cpu"))])
+    return section("mpiheat across MPI ranks (bench/mpiheat/mpiheat.h): hidden = (comp + comm - seconds) / comm, the "
+                   "share of the exchanges' time hidden behind computation; wait CPU = CPU used by a rank waiting "
+                   "0.2 s for a message (- with one rank); * = more threads than cores", render(rows, "rrlrrrrr"))
+
+
 def report_sections(records, derived, workers, reps, cores):
     """Every section of the report, in order (None for an empty one)."""
     overhead = [r for r in derived if r["kind"] == "task_overhead"]
@@ -344,4 +365,5 @@ def report_sections(records, derived, workers, reps, cores):
             "loops": section("Loops (bench/loops) in the layout of the IDWS paper's Table 1",
                              loops.loops_lines(records, render, fmt_s, fmt_r)),
             "donation": section("Donation latency (bench/donation): an idle worker's wait for work, microseconds",
-                                loops.donation_lines(records, render, fmt_r))}
+                                loops.donation_lines(records, render, fmt_r)),
+            "mpiheat": mpiheat_section(records)}

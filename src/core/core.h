@@ -113,6 +113,7 @@ typedef struct mrn_pool {
     _Alignas(MRN_CACHE_LINE) uint32_t active; /* atomic: tasks run from outside, not finished */
     uint32_t epoch;    /* atomic futex word: bumped when work arrives or on stop */
     uint32_t sleepers; /* atomic: workers asleep (or about to be) on epoch */
+    uint32_t napping;  /* atomic: workers asleep in a helping wait (merino__help_nap) */
     uint32_t stopping; /* atomic: pool threads leave their loop */
     uint32_t left;     /* atomic: pool threads that have left their loop */
 
@@ -138,8 +139,10 @@ extern uint32_t mrn_slot_taken;
  * task stacks; later layers (task objects, loops, MPI) add theirs with mrn_source_add. */
 typedef struct mrn_source {
     const char *name;
-    /* Finds one piece of work for w, runs it and returns true; false when there is none. */
-    bool (*run_one)(mrn_worker *w);
+    /* Finds one piece of work for w, runs it with its tasks from top on w's task stack (base in
+     * the idle loop; above the live tasks in a helping wait, mrn_help_one) and returns true;
+     * false when there is none. */
+    bool (*run_one)(mrn_worker *w, merino__task *top);
     /* Whether work may be waiting or about to appear (seq_cst reads): a worker that would sleep
      * checks this after counting itself as a sleeper, and whoever makes such work available calls
      * mrn_wake_all after publishing it. NULL: never holds a worker awake. */
@@ -149,8 +152,12 @@ typedef struct mrn_source {
 #define MRN_MAX_SOURCES 8
 /* Appends a source (at start-up of a layer, before it has work). Returns -1 when full. */
 int mrn_source_add(const mrn_source *s);
-/* One round over the sources for w: true when one of them ran something. */
-bool mrn_find_work(mrn_worker *w);
+/* One round over the sources for w, running what it finds at top: true when one ran something. */
+bool mrn_find_work(mrn_worker *w, merino__task *top);
+/* The helping wait's step, for code that waits on a worker inside a task (merino__help_one,
+ * include/merino/internal/layer.h): runs one piece of work above the caller's live tasks — the
+ * oldest task of its own stack (owner.c, mrn_run_own_oldest), else one from the sources. */
+bool mrn_help_one(mrn_worker *w);
 /* Whether any source has work pending (see mrn_source.pending). */
 bool mrn_work_pending(void);
 void mrn_sources_init(void);
@@ -165,10 +172,13 @@ void mrn_wait_no_asking(mrn_pool *p);
 /* jobs.c */
 void mrn_push_job(mrn_job *job);
 mrn_job *mrn_take_job(void);
-void mrn_run_job(mrn_worker *w, mrn_job *job);
+void mrn_run_job(mrn_worker *w, mrn_job *job, merino__task *top);
 
 /* owner.c */
 void mrn_enter_public(mrn_worker *w);
+/* Runs the oldest unjoined task of w's own stack at top (the owner as its own thief), making its
+ * private tasks public first; false when it has none left to take. */
+bool mrn_run_own_oldest(mrn_worker *w, merino__task *top);
 
 /* worker.c */
 void *mrn_worker_main(void *arg);
@@ -183,6 +193,9 @@ void mrn_park(mrn_pool *p, mrn_worker *w);
 static inline bool mrn_over_budget(const mrn_pool *p, const mrn_worker *w) {
     return w->index >= __atomic_load_n(&p->allowed, __ATOMIC_RELAXED); /* relaxed: a hint, re-read in mrn_park */
 }
+/* Every worker that could spawn is asleep, in the idle loop or in a helping wait (seq_cst reads:
+ * the sleeper's half of the pair in sleep.c). */
+bool mrn_all_asleep(void);
 
 /* place.c */
 int mrn_worker_cpu(const mrn_settings *set, unsigned index);

@@ -26,13 +26,13 @@ mrn_job *mrn_take_job(void) {
     return head;
 }
 
-/* Runs a job at the bottom of w's stack and tells its submitter. */
-void mrn_run_job(mrn_worker *w, mrn_job *job) {
+/* Runs a job on w's stack from top and tells its submitter. */
+void mrn_run_job(mrn_worker *w, mrn_job *job, merino__task *top) {
     merino__task *floor = w->floor;
-    w->floor = w->pub.base;
-    merino__next = w->pub.base;
+    w->floor = top;
+    merino__next = top;
     MRN_PROF_JOB_BEGIN(prof, job);
-    job->wrap(w->pub.base, job->task);
+    job->wrap(top, job->task);
     MRN_PROF_JOB_END(prof, job);
     w->floor = floor;
     /* release: publishes the result; after this the job (on the submitter's stack) may be gone,

@@ -68,6 +68,24 @@ void merino__spawn_slow(merino__task *t, uintptr_t state) {
     __atomic_store_n(&t->state, state & ~(uintptr_t)1, __ATOMIC_RELEASE);
 }
 
+/* ---- the owner as its own thief (a helping wait) ------------------------------------------------- */
+
+/* A task that waits inside its body (merino__help_one) may have spawned the very task it waits
+ * for — one worker, two tasks that send to each other. Its worker takes its own oldest unjoined
+ * task as a thief would (mrn_steal: the task becomes STOLEN by us, then DONE before we return, so
+ * the owner's join later finds it DONE), after publishing what is private below top. */
+bool mrn_run_own_oldest(mrn_worker *w, merino__task *top) {
+    /* relaxed: bot is moved by thieves (validated by mrn_steal's CAS) or by us */
+    merino__task *bot = __atomic_load_n(&w->bot, __ATOMIC_RELAXED);
+    if (bot >= top) return false; /* nothing unjoined below top that a thief has not taken */
+    if (w->private_from < top) {
+        mrn_enter_public(w);
+        mrn_publish_below(w, top);
+        mrn_set_split(w, top);
+    }
+    return mrn_steal(w, w, top);
+}
+
 /* ---- the slow join -------------------------------------------------------------------------------- */
 
 /* In public mode, a public task came back untouched. After MRN_PUBLIC_RUN of them with no request

@@ -130,6 +130,7 @@ static int mrn_start_locked(const merino_config *cfg) {
     __atomic_store_n(&p->jobs, NULL, __ATOMIC_RELAXED);
     __atomic_store_n(&p->epoch, 0, __ATOMIC_RELAXED);
     __atomic_store_n(&p->sleepers, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&p->napping, 0, __ATOMIC_RELAXED);
     __atomic_store_n(&p->stopping, 0, __ATOMIC_RELAXED);
     __atomic_store_n(&p->left, 0, __ATOMIC_RELAXED);
     p->stack_tasks = set.stack_tasks;

@@ -55,7 +55,7 @@ void *mrn_worker_main(void *arg) {
             continue;
         }
         MRN_PROF_FIND_BEGIN();
-        bool found = mrn_find_work(w);
+        bool found = mrn_find_work(w, w->pub.base);
         MRN_PROF_FIND_END();
         if (found) {
             mrn_backoff_reset(&b);

@@ -46,15 +46,16 @@ static merino_task *mrn_find_task(mrn_gworker *gw, int32_t depth) {
     return victim ? mrn_deque_steal(victim, depth) : NULL;
 }
 
-/* The idle loop's source: any task at all, run at the bottom of the worker's task stack. */
-static bool mrn_graph_run_one(mrn_worker *w) {
+/* The idle loop's source: any task at all, run at top on the worker's task stack (its base in the
+ * idle loop, above a waiting task's live tasks in a helping wait). */
+static bool mrn_graph_run_one(mrn_worker *w, merino__task *top) {
     mrn_gworker *gw = mrn_gworker_at(w->index);
     if (!gw) gw = mrn_gself();
     merino_task *t = mrn_find_task(gw, INT32_MIN);
     if (!t) return false;
     merino__task *floor = w->floor;
-    w->floor = w->pub.base; /* a direct-stack join below base has no spawn in this task */
-    merino__next = w->pub.base;
+    w->floor = top; /* a direct-stack join below top has no spawn in this task */
+    merino__next = top;
     mrn_execute(gw, t);
     w->floor = floor;
     return true;

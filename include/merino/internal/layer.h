@@ -1,0 +1,50 @@
+/* merino/internal/layer.h — what merino's layers built as libraries of their own (merino_mpi) need
+ * from the core: a work source that the idle loop polls, and the helping wait's step.
+ * INTERNAL: not API; it changes with every minor release (0.x), like the rest of merino/internal/.
+ * Include <merino.h> first. */
+#ifndef MERINO_INTERNAL_LAYER_H
+#define MERINO_INTERNAL_LAYER_H
+
+#ifndef MERINO_H
+#error "include <merino.h> before merino/internal/layer.h"
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* A layer's work source: it polls (it runs no task of its own). The idle loop calls poll on every
+ * round, after the core's sources and those of the layers in libmerino (tasks first), from any
+ * worker, concurrently. */
+typedef struct merino__source {
+    const char *name;
+    /* Makes progress (say, completes requests); nonzero when it did something. */
+    int (*poll)(void);
+    /* Nonzero while its work may appear without anyone waking the workers (then idle workers do
+     * not sleep on the pool's futex); NULL: never. */
+    int (*pending)(void);
+} merino__source;
+
+/* Appends s (kept, not copied) to the sources the idle loop asks. 0, or -1 when there is no room. */
+MERINO_API int merino__source_add(const merino__source *s);
+
+/* On a worker, inside a task that waits for something: runs one piece of work above the task's
+ * live tasks — the oldest unjoined task of this worker's own stack, else one from the sources
+ * (handed-over tasks, a steal, task objects, the layers' polls) — and returns nonzero; 0 when
+ * there was none, or the thread is not a worker. The waiting task's stack is as it left it on
+ * return; what ran may have waited in turn (helping waits nest). */
+MERINO_API int merino__help_one(void);
+
+/* The waiting task has nothing to run and its requests are pending: sleep for us microseconds.
+ * Meanwhile this worker counts as asleep, so that idle workers may sleep too once every worker is
+ * (they do not while a run is in flight otherwise). A wait that napped calls merino__help_wake
+ * before its task goes on (it may spawn) and whenever merino__help_one finds work after a nap. */
+MERINO_API void merino__help_nap(unsigned us);
+/* Wakes the workers sleeping in the idle loop (a load when there are none). */
+MERINO_API void merino__help_wake(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
