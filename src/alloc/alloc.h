@@ -33,10 +33,14 @@
 #define MRN_BLOCK_SIZE ((uintptr_t)16384)
 #define MRN_CHUNK_BLOCKS 64 /* 1 MB chunks */
 #define MRN_PAGE 4096
-/* Block header: 64 bytes (one line, objects never share it); debug builds add the bitmap of
- * allocated objects (one bit per object, at most 2040 objects of 8 bytes). */
+/* Block header: two lines. The first is read by every thread that frees into the block and written
+ * only when the block changes hands or state; the second is the owner's, written at every malloc
+ * and free: a foreign free must not pull the line the owner is writing (with one line, each free
+ * by another thread of an object from a block its owner allocates from cost a line transfer each
+ * way). Debug builds add the bitmap of allocated objects (one bit per object, at most 2032 objects
+ * of 8 bytes). */
 #define MRN_BITMAP_WORDS 32
-#define MRN_BLOCK_HDR (64 + (MRN_ALLOC_DEBUG ? MRN_BITMAP_WORDS * 8 : 0))
+#define MRN_BLOCK_HDR (128 + (MRN_ALLOC_DEBUG ? MRN_BITMAP_WORDS * 8 : 0))
 #define MRN_BLOCK_DATA (MRN_BLOCK_SIZE - MRN_BLOCK_HDR)
 /* The largest small object: two per block, a multiple of 16. */
 #define MRN_SMALL_MAX ((MRN_BLOCK_DATA / 2) & ~(size_t)15)
@@ -67,24 +71,22 @@
 typedef struct mrn_heap mrn_heap;
 
 typedef struct mrn_block {
+    /* ---- line 0: read by foreign frees; written when the block changes owner or state */
     /* The owning heap | flags. Written only by the owning thread (or under the pool lock when the
      * block has no owner); read by any thread freeing an object of the block. */
     _Atomic uintptr_t owner_tag;
-    void *free;        /* private free list (owner only); large: the object's address */
-    uint32_t used;     /* objects handed out and not yet freed back to this list (owner only) */
     uint32_t size;     /* object size */
     uint32_t cls;      /* size class; large: medium class, or MRN_NMEDIUM when not medium */
     uint32_t count;    /* objects in the block */
+    char *map_base;    /* large: the whole mapping, for munmap */
+    size_t map_len;
+    /* ---- line 1: the owner's, written at every malloc and free */
+    _Alignas(64) void *free; /* private free list (owner only); large: the object's address */
+    uint32_t used;     /* objects handed out and not yet freed back to this list (owner only) */
+    uint32_t carved;   /* small: objects put on the free list so far (the rest untouched) */
     struct mrn_block *next, *prev; /* avail list of its bin; the pool's list when free */
-    union {
-        struct {             /* large: the whole mapping, for munmap */
-            char *map_base;
-            size_t map_len;
-        };
-        uint32_t carved;     /* small: objects put on the free list so far (the rest untouched) */
-    };
 #if MRN_ALLOC_DEBUG
-    _Atomic uint64_t live[MRN_BITMAP_WORDS]; /* bit i: object i is allocated */
+    _Alignas(64) _Atomic uint64_t live[MRN_BITMAP_WORDS]; /* bit i: object i is allocated */
 #endif
 } mrn_block;
 
@@ -121,12 +123,14 @@ struct mrn_heap {
     mrn_block *medium[MRN_NMEDIUM][MRN_MEDIUM_KEEP]; /* cached medium mappings */
     uint8_t nmedium[MRN_NMEDIUM];
     size_t medium_bytes;
-    _Atomic int state;         /* MRN_HEAP_*, written under the heaps lock */
     mrn_heap *next_all;        /* every heap ever made (heaps are never unmapped) */
     mrn_heap *next_abandoned;  /* heaps of exited threads, waiting for a new thread */
     /* Objects of this heap freed by other threads, linked through their first word: pushed in
      * batches by any thread, taken all at once by the owner. Its own line: written by others. */
     _Alignas(64) _Atomic(void *) remote;
+    /* MRN_HEAP_*, written under the heaps lock; on remote's line, which a thread that flushes a
+     * batch here reads it from right after its push, and which the owner does not write often. */
+    _Atomic int state;
 };
 
 /* ---- OS and locks (os.c) ------------------------------------------------------------------------- */

@@ -45,7 +45,7 @@ static void *mrn_large_map(size_t size, size_t align, unsigned mclass, mrn_heap 
 #endif
     uintptr_t base = ((uintptr_t)raw + MRN_BLOCK_SIZE - 1) & ~(MRN_BLOCK_SIZE - 1);
     /* An aligned address at least a header past base; its block (p - 1 rounded down) lies at or
-     * after base, and at least 64 bytes (MRN_BLOCK_HDR) below p when align >= 64 divides both. */
+     * after base, and at least MRN_BLOCK_HDR bytes below p when align >= 64 divides both. */
     uintptr_t p = (base + MRN_BLOCK_HDR + align - 1) & ~(uintptr_t)(align - 1);
     mrn_block *b = mrn_block_of((void *)p);
     b->map_base = raw;
