@@ -61,7 +61,8 @@ static void mrn_classes_check(void) {
 static mrn_block mrn_empty_block;
 /* The heap of a thread that has not allocated yet (or has exited): every class empty, owns
  * nothing, so both fast paths fall through to their slow paths, which make a real heap. */
-static mrn_heap mrn_empty_heap = {.active = {[0 ... MRN_NCLASSES - 1] = &mrn_empty_block}};
+static mrn_heap mrn_empty_heap = {.active = {[0 ... MRN_NCLASSES - 1] = &mrn_empty_block},
+                                  .batch_last = &mrn_empty_heap.batch[0]};
 
 static MRN_TLS mrn_heap *mrn_tls_heap = &mrn_empty_heap;
 
@@ -132,6 +133,7 @@ static mrn_heap *mrn_heap_acquire(void) {
         h = mrn_os_map((sizeof(mrn_heap) + MRN_PAGE - 1) & ~(size_t)(MRN_PAGE - 1));
         if (!h) return NULL;
         for (unsigned c = 0; c < MRN_NCLASSES; c++) h->active[c] = &mrn_empty_block;
+        h->batch_last = &h->batch[0];
         mrn_lock_acquire(&mrn_heaps_lock);
         mrn_heap_set_state(h, MRN_HEAP_LIVE);
         h->next_all = mrn_all_heaps;
@@ -303,6 +305,7 @@ static void mrn_foreign_free(mrn_heap *me, mrn_heap *to, void *p) {
         s = spare;
         s->to = to;
     }
+    me->batch_last = s;
     *(void **)p = s->head;
     s->head = p;
     if (!s->tail) s->tail = p;
@@ -395,11 +398,20 @@ __attribute__((noinline)) static void mrn_free_slow(void *p, mrn_block *b) {
     /* relaxed: see mrn_free */
     uintptr_t tag = atomic_load_explicit(&b->owner_tag, memory_order_relaxed);
     mrn_heap *me = mrn_tls_heap;
+    mrn_heap *owner = (mrn_heap *)(tag & ~MRN_TAG_FLAGS);
+    /* Likely: another heap's object, of the heap the last one went to (a used slot: n >= 1). */
+    mrn_batch *s = me->batch_last;
+    if (MRN_LIKELY(s->to == owner && owner != NULL)) {
+        *(void **)p = s->head;
+        s->head = p;
+        me->batched++;
+        if (MRN_UNLIKELY(++s->n >= MRN_BATCH_MAX)) mrn_batch_flush(me, s);
+        return;
+    }
     /* A thread that frees before it allocates gets its heap now (its batches live there), unless
      * it is exiting (its heap is gone: it pushes its last frees one by one). */
     if (MRN_UNLIKELY(me == &mrn_empty_heap) && !mrn_exited) me = mrn_heap_get();
     if (MRN_UNLIKELY(!me)) me = &mrn_empty_heap;
-    mrn_heap *owner = (mrn_heap *)(tag & ~MRN_TAG_FLAGS);
     if (owner == me && (tag & MRN_TAG_LARGE))
         mrn_large_free(me, b);
     else if (owner == me)

@@ -118,6 +118,7 @@ struct mrn_heap {
     mrn_block *avail[MRN_NCLASSES];  /* blocks with free objects, besides the active one: head */
     mrn_block *avail_tail[MRN_NCLASSES]; /* and tail (a queue: see mrn_avail_push) */
     mrn_batch batch[MRN_BATCHES];    /* this thread's pending frees into other heaps */
+    mrn_batch *batch_last;           /* the slot the last foreign free went to (never NULL) */
     uint32_t batch_next;             /* round-robin victim when every batch slot is taken */
     uint32_t batched;                /* objects in batches (flushed in the slow path) */
     mrn_block *medium[MRN_NMEDIUM][MRN_MEDIUM_KEEP]; /* cached medium mappings */
