@@ -93,6 +93,21 @@ static void mrn_fork_prepare(void);
 static void mrn_fork_parent(void);
 static void mrn_fork_child(void);
 
+/* MERINO_ALLOC_RETAIN: the KB of free blocks the pool keeps resident (a decimal number). */
+static void mrn_retain_setting(const char *s) {
+    if (!s || !*s) return;
+    char *end;
+    errno = 0;
+    unsigned long long kb = strtoull(s, &end, 10);
+    if (errno || *end || *s == '-' || kb > ((unsigned long long)1 << 30)) {
+        mrn_alloc_say("MERINO_ALLOC_RETAIN=%s ignored: give the KB of free memory the allocator keeps "
+                      "resident, a whole number from 0 to 1073741824 (default %u)",
+                      s, (unsigned)(MRN_POOL_KEEP * MRN_BLOCK_SIZE / 1024));
+        return;
+    }
+    mrn_pool_keep = (size_t)(kb * 1024 / MRN_BLOCK_SIZE);
+}
+
 static void mrn_global_init(void) {
     /* acquire: the key and the settings written before state 2 */
     if (MRN_LIKELY(atomic_load_explicit(&mrn_init_state, memory_order_acquire) == 2)) return;
@@ -107,6 +122,7 @@ static void mrn_global_init(void) {
             mrn_alloc_die("pthread_key_create failed: no key left for the allocator's thread exit hook");
         const char *s = getenv("MERINO_ALLOC_STATS");
         mrn_show_stats = s && s[0] == '1';
+        mrn_retain_setting(getenv("MERINO_ALLOC_RETAIN"));
         pthread_atfork(mrn_fork_prepare, mrn_fork_parent, mrn_fork_child);
         /* release: publishes the key and the settings */
         atomic_store_explicit(&mrn_init_state, 2, memory_order_release);
@@ -215,7 +231,7 @@ static inline char *mrn_object_start(mrn_block *b, const void *p) {
 static void mrn_block_emptied(mrn_heap *h, mrn_block *b) {
     if (h->active[b->cls] == b) return;
     mrn_avail_remove(h, b);
-    mrn_pool_put(b);
+    mrn_pool_put(b, 1);
 }
 
 /* A free by the owner, the general case: an aligned object, a full block, an emptied block. */
@@ -368,7 +384,7 @@ static void *mrn_small_alloc_slow(mrn_heap *h, unsigned c) {
         if (b) {
             mrn_avail_remove(h, b);
         } else {
-            b = mrn_pool_get();
+            b = mrn_pool_get(1, NULL);
             if (!b) {
                 h->active[c] = &mrn_empty_block;
                 errno = ENOMEM;
@@ -580,7 +596,7 @@ static void mrn_heap_trim(mrn_heap *h) {
         mrn_block *b = h->active[c];
         if (b != &mrn_empty_block && b->used == 0) {
             h->active[c] = &mrn_empty_block;
-            mrn_pool_put(b);
+            mrn_pool_put(b, 1);
         }
     }
 }
@@ -597,6 +613,8 @@ static void mrn_heap_abandon(void *arg) {
     mrn_heap *h = arg;
     mrn_batches_flush(h);
     mrn_heap_trim(h);
+    /* A thread's end is often a parallel phase's: the pool keeps less resident from here on. */
+    mrn_pool_trim(mrn_pool_keep / 2);
     if (mrn_tls_heap == h) mrn_tls_heap = &mrn_empty_heap;
     mrn_exited = true;
     mrn_lock_acquire(&mrn_heaps_lock);
@@ -629,12 +647,11 @@ static void mrn_heap_reclaim(mrn_heap *h) {
     mrn_lock_release(&mrn_heaps_lock);
 }
 
-/* fork: every global lock (heaps, pool, shared medium cache, debug regions) is held across it, so
+/* fork: every global lock (heaps, pool, debug regions) is held across it, so
  * the child finds none taken by a thread it lacks. */
 static void mrn_fork_prepare(void) {
     mrn_lock_acquire(&mrn_heaps_lock);
     mrn_pool_lock_for_fork(true);
-    mrn_medium_lock_for_fork(true);
 #if MRN_ALLOC_DEBUG
     mrn_debug_fork(true);
 #endif
@@ -644,7 +661,6 @@ static void mrn_fork_parent(void) {
 #if MRN_ALLOC_DEBUG
     mrn_debug_fork(false);
 #endif
-    mrn_medium_lock_for_fork(false);
     mrn_pool_lock_for_fork(false);
     mrn_lock_release(&mrn_heaps_lock);
 }
@@ -663,18 +679,19 @@ static void mrn_fork_child(void) {
 
 __attribute__((destructor)) static void mrn_stats_at_exit(void) {
     if (!mrn_show_stats) return;
-    size_t heaps[MRN_HEAP_STATES] = {0}, decommitted;
+    size_t heaps[MRN_HEAP_STATES] = {0}, cold, chunks;
     mrn_lock_acquire(&mrn_heaps_lock);
     for (mrn_heap *h = mrn_all_heaps; h; h = h->next_all) heaps[mrn_heap_state(h)]++;
     mrn_lock_release(&mrn_heaps_lock);
-    size_t pooled = mrn_pool_blocks(&decommitted);
+    size_t pooled = mrn_pool_blocks(&cold, &chunks);
     mrn_alloc_say("allocator statistics (MERINO_ALLOC_STATS=1):");
-    mrn_alloc_say("  mapped now %zu KB, peak %zu KB; chunks of 1 MB %zu", MRN_LOAD(mapped) >> 10,
-                  MRN_LOAD(mapped_peak) >> 10, MRN_LOAD(chunks));
-    mrn_alloc_say("  blocks taken %zu, returned %zu; in the pool %zu resident, %zu decommitted "
-                  "(%zu decommits, %zu taken again)", MRN_LOAD(block_gets), MRN_LOAD(block_puts), pooled,
-                  decommitted, MRN_LOAD(decommits), MRN_LOAD(recommits));
-    mrn_alloc_say("  large objects %zu (%zu MB); medium cache hits %zu, misses %zu", MRN_LOAD(large),
+    mrn_alloc_say("  mapped now %zu KB, peak %zu KB; chunks of 1 MB: %zu now, %zu mapped, %zu unmapped",
+                  MRN_LOAD(mapped) >> 10, MRN_LOAD(mapped_peak) >> 10, chunks, MRN_LOAD(chunks),
+                  MRN_LOAD(chunk_unmaps));
+    mrn_alloc_say("  blocks taken %zu, returned %zu; in the pool %zu resident, %zu cold "
+                  "(%zu decommits, %zu cold taken)", MRN_LOAD(block_gets), MRN_LOAD(block_puts), pooled,
+                  cold, MRN_LOAD(decommits), MRN_LOAD(recommits));
+    mrn_alloc_say("  large objects %zu (%zu MB); medium runs from the heap's cache %zu, from the pool %zu", MRN_LOAD(large),
                   MRN_LOAD(large_bytes) >> 20, MRN_LOAD(medium_hits), MRN_LOAD(medium_misses));
     mrn_alloc_say("  frees by other threads %zu, in %zu batches", MRN_LOAD(remote_frees), MRN_LOAD(remote_flushes));
     mrn_alloc_say("  heaps made %zu, adopted %zu times; now live %zu, abandoned %zu, lost to fork %zu",

@@ -45,17 +45,20 @@
 /* The largest small object: two per block, a multiple of 16. */
 #define MRN_SMALL_MAX ((MRN_BLOCK_DATA / 2) & ~(size_t)15)
 #define MRN_NCLASSES 29
-/* Medium objects (up to 1 MB) have mappings of their own, cached when freed: a fresh mapping costs
- * an mmap, a page fault per page and an munmap (with its TLB shootdown when threads run). */
-#define MRN_MEDIUM_MAX ((size_t)1 << 20)
-#define MRN_NMEDIUM 28
-#define MRN_MEDIUM_KEEP 4                       /* cached mappings per medium class and heap */
-#define MRN_MEDIUM_KEEP_BYTES (2 * 1024 * 1024) /* and at most this much per heap */
-#define MRN_MEDIUM_SHARED 8                  /* the shared cache: per class */
-#define MRN_MEDIUM_SHARED_BYTES (4 * 1024 * 1024) /* and in all */
-/* Free blocks kept committed in the global pool; beyond twice this, the excess goes back to the OS
- * (madvise), so the resident size comes down after a peak. */
-#define MRN_POOL_KEEP 128
+/* Medium objects (above MRN_SMALL_MAX) are runs of contiguous blocks from the pool, as many as
+ * they need, up to 63 (a chunk less its header block); a heap keeps a few freed short runs (up to
+ * MRN_MEDIUM_CACHED blocks) of each length for its next allocations, so they need not take the
+ * pool's lock; longer runs go back to the pool, where freed neighbours merge into longer runs and
+ * serve any size. Larger objects have mappings of their own. */
+#define MRN_MEDIUM_MAX ((size_t)(MRN_CHUNK_BLOCKS - 1) * MRN_BLOCK_SIZE - MRN_BLOCK_HDR)
+#define MRN_MEDIUM_CACHED 8                     /* runs of 1..8 blocks are cached in the heap */
+#define MRN_MEDIUM_KEEP 4                       /* cached runs per length and heap */
+#define MRN_MEDIUM_KEEP_BYTES (1024 * 1024)     /* and at most this much per heap */
+/* Free blocks kept resident in the global pool (MERINO_ALLOC_RETAIN overrides it, in KB): past
+ * twice this, the pool gives back (unmaps entirely free chunks, decommits other free blocks) down to
+ * this; a thread's exit trims it to half of this. */
+#define MRN_POOL_KEEP 64
+MRN_HIDDEN extern size_t mrn_pool_keep; /* written once at initialization, before any heap exists */
 /* Frees of other heaps' objects wait in the freeing thread in batches of up to this many, one
  * batch per owning heap, MRN_BATCHES batches at once. */
 #define MRN_BATCH_MAX 64
@@ -64,8 +67,8 @@
 /* owner_tag: the owning heap's address, with flags in its low bits (heaps are page aligned). */
 #define MRN_TAG_FULL ((uintptr_t)1)    /* no free object: not the active block, not in the avail list */
 #define MRN_TAG_ALIGNED ((uintptr_t)2) /* holds an object returned at an offset (aligned alloc) */
-#define MRN_TAG_LARGE ((uintptr_t)4)   /* a mapping of its own: medium (with its heap) or large (none) */
-#define MRN_TAG_CACHED ((uintptr_t)8)  /* a medium mapping sitting in a heap's cache (freed) */
+#define MRN_TAG_LARGE ((uintptr_t)4)   /* a medium run (with its heap) or a large mapping (no heap) */
+#define MRN_TAG_CACHED ((uintptr_t)8)  /* a medium run sitting in a heap's cache (freed) */
 #define MRN_TAG_FLAGS ((uintptr_t)15)
 
 typedef struct mrn_heap mrn_heap;
@@ -76,9 +79,9 @@ typedef struct mrn_block {
      * block has no owner); read by any thread freeing an object of the block. */
     _Atomic uintptr_t owner_tag;
     uint32_t size;     /* object size */
-    uint32_t cls;      /* size class; large: medium class, or MRN_NMEDIUM when not medium */
+    uint32_t cls;      /* small: size class; medium: the run's length in blocks; large: 0 */
     uint32_t count;    /* objects in the block */
-    char *map_base;    /* large: the whole mapping, for munmap */
+    char *map_base;    /* large: the whole mapping (for munmap); medium: the run */
     size_t map_len;
     /* ---- line 1: the owner's, written at every malloc and free */
     _Alignas(64) void *free; /* private free list (owner only); large: the object's address */
@@ -121,8 +124,8 @@ struct mrn_heap {
     mrn_batch *batch_last;           /* the slot the last foreign free went to (never NULL) */
     uint32_t batch_next;             /* round-robin victim when every batch slot is taken */
     uint32_t batched;                /* objects in batches (flushed in the slow path) */
-    mrn_block *medium[MRN_NMEDIUM][MRN_MEDIUM_KEEP]; /* cached medium mappings */
-    uint8_t nmedium[MRN_NMEDIUM];
+    mrn_block *medium[MRN_MEDIUM_CACHED][MRN_MEDIUM_KEEP]; /* cached medium runs, by length - 1 */
+    uint8_t nmedium[MRN_MEDIUM_CACHED];
     size_t medium_bytes;
     mrn_heap *next_all;        /* every heap ever made (heaps are never unmapped) */
     mrn_heap *next_abandoned;  /* heaps of exited threads, waiting for a new thread */
@@ -161,7 +164,8 @@ MRN_HIDDEN __attribute__((noreturn, cold, format(printf, 1, 2))) void mrn_alloc_
 
 typedef struct mrn_alloc_stats {
     _Atomic size_t mapped, mapped_peak;            /* bytes mapped from the OS, now and at most */
-    _Atomic size_t chunks, decommits, recommits;   /* chunk maps; blocks given back; taken again */
+    _Atomic size_t chunks, chunk_unmaps;           /* chunks mapped, and unmapped */
+    _Atomic size_t decommits, recommits;           /* blocks decommitted; cold blocks taken */
     _Atomic size_t large, large_bytes;             /* uncached large allocations */
     _Atomic size_t medium_hits, medium_misses;
     _Atomic size_t remote_frees, remote_flushes;   /* objects freed by other threads; batches */
@@ -174,17 +178,19 @@ MRN_HIDDEN void mrn_stat_mapped(ptrdiff_t delta);
 
 /* ---- the pool of free blocks (pool.c) ------------------------------------------------------------ */
 
-MRN_HIDDEN mrn_block *mrn_pool_get(void);      /* a free block (header zero but for nothing) */
-MRN_HIDDEN void mrn_pool_put(mrn_block *b);    /* an entirely free block back to the pool */
+/* A run of k contiguous free blocks (1 <= k <= 63), NULL when out of memory; *zero (if zero is not
+ * NULL) says whether all of it reads as zero. */
+MRN_HIDDEN mrn_block *mrn_pool_get(unsigned k, bool *zero);
+MRN_HIDDEN void mrn_pool_put(mrn_block *b, unsigned k); /* an entirely free run back to the pool */
+MRN_HIDDEN void mrn_pool_trim(size_t keep);             /* gives back all but keep resident free blocks */
 MRN_HIDDEN void mrn_pool_lock_for_fork(bool lock); /* fork: taken before, released after (both sides) */
-MRN_HIDDEN size_t mrn_pool_blocks(size_t *decommitted);
+MRN_HIDDEN size_t mrn_pool_blocks(size_t *cold, size_t *chunks); /* resident free blocks */
 
 /* ---- large and medium objects (large.c) ---------------------------------------------------------- */
 
 MRN_HIDDEN void *mrn_large_alloc(mrn_heap *h, size_t size, size_t align, bool zero);
 MRN_HIDDEN void mrn_large_free(mrn_heap *h, mrn_block *b); /* h: the owner (medium) or NULL */
-MRN_HIDDEN void mrn_medium_drop(mrn_heap *h); /* empties a heap's medium cache (to the shared one) */
-MRN_HIDDEN void mrn_medium_lock_for_fork(bool lock);
+MRN_HIDDEN void mrn_medium_drop(mrn_heap *h); /* empties a heap's medium cache (to the pool) */
 
 /* ---- debug checks (debug.c; MRN_ALLOC_DEBUG only) ------------------------------------------------- */
 
