@@ -71,18 +71,23 @@ static void mrn_chunk_unlist(mrn_chunk *c) {
     c->listed = false;
 }
 
-static void mrn_chunk_list_front(mrn_chunk *c) {
+/* Lists c (at the front, or at the back), or moves it to the front if it is listed. */
+static void mrn_chunk_list(mrn_chunk *c, bool front) {
     if (c->listed) {
-        if (mrn_chunks_head == c) return;
+        if (!front || mrn_chunks_head == c) return;
         mrn_chunk_unlist(c);
     }
-    c->prev = NULL;
-    c->next = mrn_chunks_head;
-    if (c->next)
-        c->next->prev = c;
-    else
+    if (front) {
+        c->prev = NULL;
+        c->next = mrn_chunks_head;
+        *(c->next ? &c->next->prev : &mrn_chunks_tail) = c;
+        mrn_chunks_head = c;
+    } else {
+        c->next = NULL;
+        c->prev = mrn_chunks_tail;
+        *(c->prev ? &c->prev->next : &mrn_chunks_head) = c;
         mrn_chunks_tail = c;
-    mrn_chunks_head = c;
+    }
     c->listed = true;
 }
 
@@ -171,16 +176,7 @@ static void mrn_trim_do(mrn_trim *t, size_t n) {
         c->free |= m;
         c->cold |= m;
         mrn_pool_cold += t[i].k;
-        if (!c->listed) { /* at the back: cold blocks are taken last */
-            c->next = NULL;
-            c->prev = mrn_chunks_tail;
-            if (c->prev)
-                c->prev->next = c;
-            else
-                mrn_chunks_head = c;
-            mrn_chunks_tail = c;
-            c->listed = true;
-        }
+        mrn_chunk_list(c, false); /* if not listed: at the back, cold blocks are taken last */
     }
     mrn_lock_release(&mrn_pool_lock);
 }
@@ -262,7 +258,7 @@ mrn_block *mrn_pool_get(unsigned k, bool *zero) {
         mrn_lock_acquire(&mrn_pool_lock);
         mrn_pool_mapped++;
         mrn_pool_cold += 63;
-        mrn_chunk_list_front(c);
+        mrn_chunk_list(c, true);
         mrn_lock_release(&mrn_pool_lock);
     }
 }
@@ -272,7 +268,7 @@ static void mrn_pool_put_locked(mrn_block *b, unsigned k, mrn_trim *t, size_t *n
     unsigned first = (unsigned)(((uintptr_t)b - (uintptr_t)c) / MRN_BLOCK_SIZE);
     c->free |= mrn_run_mask(first, k);
     mrn_pool_warm += k;
-    mrn_chunk_list_front(c);
+    mrn_chunk_list(c, true);
     if (mrn_pool_warm > 2 * mrn_pool_keep) *n += mrn_trim_plan(t + *n, mrn_pool_keep);
 }
 
