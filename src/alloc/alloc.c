@@ -249,6 +249,9 @@ static void mrn_owner_free(mrn_heap *h, mrn_block *b, void *p) {
     if (--b->used == 0) mrn_block_emptied(h, b);
 }
 
+/* Whether objects of b (with owner tag tag) have a second word for the prefetch hint (mrn_batch). */
+static inline bool mrn_has_hint(const mrn_block *b, uintptr_t tag) { return (tag & MRN_TAG_LARGE) || b->size >= 16; }
+
 /* Takes every object other threads have freed into h and frees it into its block. */
 static void mrn_heap_collect(mrn_heap *h) {
     /* relaxed: a peek; the exchange below orders what it takes */
@@ -258,8 +261,10 @@ static void mrn_heap_collect(mrn_heap *h) {
     while (p) {
         void *next = *(void **)p;
         mrn_block *b = mrn_block_of(p);
-        /* relaxed: h's own block or medium mapping, whose tag only this thread writes */
-        if (atomic_load_explicit(&b->owner_tag, memory_order_relaxed) & MRN_TAG_LARGE)
+        /* relaxed: h's own block or medium run, whose tag only this thread writes */
+        uintptr_t tag = atomic_load_explicit(&b->owner_tag, memory_order_relaxed);
+        if (mrn_has_hint(b, tag)) __builtin_prefetch(((void **)p)[1]); /* a hint: any value is harmless */
+        if (tag & MRN_TAG_LARGE)
             mrn_large_free(h, b);
         else
             mrn_owner_free(h, b, p);
@@ -291,6 +296,19 @@ static void mrn_batch_flush(mrn_heap *me, mrn_batch *s) {
     s->to = NULL;
     s->head = s->tail = NULL;
     s->n = 0;
+    for (unsigned i = 0; i < MRN_AHEAD; i++) s->ahead[i] = NULL;
+}
+
+/* Adds p (whose block is b, with owner tag tag) to the batch s of this thread (heap me). */
+static inline void mrn_batch_add(mrn_heap *me, mrn_batch *s, void *p, const mrn_block *b, uintptr_t tag) {
+    void **o = p;
+    o[0] = s->head;
+    if (mrn_has_hint(b, tag)) o[1] = s->ahead[s->n % MRN_AHEAD]; /* the object MRN_AHEAD down the list */
+    s->ahead[s->n % MRN_AHEAD] = p;
+    s->head = p;
+    if (!s->tail) s->tail = p;
+    me->batched++;
+    if (++s->n >= MRN_BATCH_MAX) mrn_batch_flush(me, s);
 }
 
 static void mrn_batches_flush(mrn_heap *me) {
@@ -298,8 +316,9 @@ static void mrn_batches_flush(mrn_heap *me) {
         if (me->batch[i].to) mrn_batch_flush(me, &me->batch[i]);
 }
 
-/* p, an object of heap to, freed by this thread (heap me, possibly the empty heap). */
-static void mrn_foreign_free(mrn_heap *me, mrn_heap *to, void *p) {
+/* p, an object of heap to (block b, owner tag tag), freed by this thread (heap me, possibly the
+ * empty heap). */
+static void mrn_foreign_free(mrn_heap *me, mrn_heap *to, void *p, const mrn_block *b, uintptr_t tag) {
     if (MRN_UNLIKELY(me == &mrn_empty_heap)) { /* exiting, or out of memory: no batch to use */
         MRN_STAT_ADD(remote_frees, 1);
         mrn_remote_push(to, p, p);
@@ -322,11 +341,7 @@ static void mrn_foreign_free(mrn_heap *me, mrn_heap *to, void *p) {
         s->to = to;
     }
     me->batch_last = s;
-    *(void **)p = s->head;
-    s->head = p;
-    if (!s->tail) s->tail = p;
-    me->batched++;
-    if (++s->n >= MRN_BATCH_MAX) mrn_batch_flush(me, s);
+    mrn_batch_add(me, s, p, b, tag);
 }
 
 /* ---- malloc and free: fast paths first --------------------------------------------------------------- */
@@ -410,20 +425,9 @@ __attribute__((noinline)) static void *mrn_malloc_slow(size_t size) {
     return mrn_small_alloc_slow(h, mrn_class_of[(size + 7) >> 3]);
 }
 
-__attribute__((noinline)) static void mrn_free_slow(void *p, mrn_block *b) {
-    /* relaxed: see mrn_free */
-    uintptr_t tag = atomic_load_explicit(&b->owner_tag, memory_order_relaxed);
-    mrn_heap *me = mrn_tls_heap;
+/* The general case of a free that is not the owner's plain one. */
+__attribute__((noinline)) static void mrn_free_general(void *p, mrn_block *b, uintptr_t tag, mrn_heap *me) {
     mrn_heap *owner = (mrn_heap *)(tag & ~MRN_TAG_FLAGS);
-    /* Likely: another heap's object, of the heap the last one went to (a used slot: n >= 1). */
-    mrn_batch *s = me->batch_last;
-    if (MRN_LIKELY(s->to == owner && owner != NULL)) {
-        *(void **)p = s->head;
-        s->head = p;
-        me->batched++;
-        if (MRN_UNLIKELY(++s->n >= MRN_BATCH_MAX)) mrn_batch_flush(me, s);
-        return;
-    }
     /* A thread that frees before it allocates gets its heap now (its batches live there), unless
      * it is exiting (its heap is gone: it pushes its last frees one by one). */
     if (MRN_UNLIKELY(me == &mrn_empty_heap) && !mrn_exited) me = mrn_heap_get();
@@ -435,7 +439,21 @@ __attribute__((noinline)) static void mrn_free_slow(void *p, mrn_block *b) {
     else if (!owner) /* a large object: straight back to the OS */
         mrn_large_free(NULL, b);
     else
-        mrn_foreign_free(me, owner, p);
+        mrn_foreign_free(me, owner, p, b, tag);
+}
+
+__attribute__((noinline)) static void mrn_free_slow(void *p, mrn_block *b) {
+    /* relaxed: see mrn_free */
+    uintptr_t tag = atomic_load_explicit(&b->owner_tag, memory_order_relaxed);
+    mrn_heap *me = mrn_tls_heap;
+    mrn_heap *owner = (mrn_heap *)(tag & ~MRN_TAG_FLAGS);
+    /* Likely: another heap's object, of the heap the last one went to (a used slot: n >= 1). */
+    mrn_batch *s = me->batch_last;
+    if (MRN_LIKELY(s->to == owner && owner != NULL)) {
+        mrn_batch_add(me, s, p, b, tag);
+        return;
+    }
+    mrn_free_general(p, b, tag, me);
 }
 
 /* Size and alignment of an aligned request above 16 (align a power of two). */

@@ -105,10 +105,17 @@ static inline char *mrn_block_data(mrn_block *b) { return (char *)b + MRN_BLOCK_
 
 /* ---- heaps --------------------------------------------------------------------------------------- */
 
+/* A batch's objects are linked through their first word; an object with a second word (all but the
+ * 8-byte class) holds there the object MRN_AHEAD places further down the list, which the owner
+ * prefetches while it walks the list: its walk is a chain of cache misses (the objects were last
+ * written by the freeing thread), and the hint lets MRN_AHEAD of them be in flight at once. */
+#define MRN_AHEAD 4
+
 typedef struct mrn_batch {
     mrn_heap *to;      /* owning heap of the objects, NULL when the slot is unused */
     void *head, *tail; /* objects linked through their first word */
     uint32_t n;
+    void *ahead[MRN_AHEAD]; /* the last MRN_AHEAD objects added, by n % MRN_AHEAD */
 } mrn_batch;
 
 /* LIVE: a thread's; ABANDONED: its thread exited, on the abandoned list; RECLAIMING: off that list
