@@ -113,18 +113,21 @@ typedef struct mrn_trim {
     unsigned first, k;
 } mrn_trim;
 
-enum { MRN_TRIM_MAX = 64 };
+enum { MRN_TRIM_MAX = 64, MRN_SPARE_CHUNKS = 4 };
 
-/* Under the lock: chooses what to give back: every entirely free chunk (to be unmapped), and then,
- * from the chunks freed into least recently, resident runs until at most `keep` free blocks stay
- * resident — taken off the pool while in transit (no one can take them while they are decommitted);
+/* Under the lock: chooses what to give back: the entirely free chunks past MRN_SPARE_CHUNKS (to be
+ * unmapped), and, from the chunks freed into least recently, resident runs until at most `keep` free
+ * blocks stay resident — taken off the pool while in transit (no one can take them while they are decommitted);
  * they come back cold. At most MRN_TRIM_MAX entries at a time. Returns the number of entries. */
 static size_t mrn_trim_plan(mrn_trim *t, size_t keep) {
-    size_t n = 0;
+    size_t n = 0, spare = 0;
     mrn_chunk *c = mrn_chunks_tail;
     while (c && n < MRN_TRIM_MAX) {
         mrn_chunk *prev = c->prev;
-        if (c->free == MRN_CHUNK_ALL) {
+        /* Up to MRN_SPARE_CHUNKS entirely free chunks stay mapped (decommitted like the others,
+         * below) unless the trim is to nothing: a program whose use swings by a few megabytes
+         * would otherwise unmap and map chunks again (three system calls and a decommit less). */
+        if (c->free == MRN_CHUNK_ALL && (keep == 0 || spare++ >= MRN_SPARE_CHUNKS)) {
             unsigned cold = (unsigned)__builtin_popcountll(c->cold);
             mrn_pool_cold -= cold;
             mrn_pool_warm -= 63 - cold;
