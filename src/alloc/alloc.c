@@ -264,10 +264,15 @@ static void mrn_heap_collect(mrn_heap *h) {
         /* relaxed: h's own block or medium run, whose tag only this thread writes */
         uintptr_t tag = atomic_load_explicit(&b->owner_tag, memory_order_relaxed);
         if (mrn_has_hint(b, tag)) __builtin_prefetch(((void **)p)[1]); /* a hint: any value is harmless */
-        if (tag & MRN_TAG_LARGE)
+        if (MRN_LIKELY(tag == (uintptr_t)h)) { /* a plain block (no flag): as merino_free's fast path */
+            *(void **)p = b->free;
+            b->free = p;
+            if (--b->used == 0) mrn_block_emptied(h, b);
+        } else if (tag & MRN_TAG_LARGE) {
             mrn_large_free(h, b);
-        else
+        } else {
             mrn_owner_free(h, b, p);
+        }
         p = next;
     }
 }
