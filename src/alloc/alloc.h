@@ -1,10 +1,11 @@
 /* alloc.h — the allocator's internals, shared by its files (never included by users).
  *
- * Memory comes from the OS in 1 MB chunks of 64 blocks of 16 KB, each block aligned to 16 KB. A
- * block serves one size class of one thread's heap; its header (the first MRN_BLOCK_HDR bytes)
- * says everything free needs, and is found from any object in it by rounding the address down:
- * mrn_block_of(p). Objects larger than a block get a mapping of their own whose header sits at the
- * same rounded-down place, so free tells them apart by the header alone. See docs/alloc.md.
+ * Memory comes from the OS in chunks of 1 MB aligned to 1 MB: 64 blocks of 16 KB, the first the
+ * chunk's header (pool.c). A block serves one size class of one thread's heap; its header (the first
+ * MRN_BLOCK_HDR bytes) says everything free needs, and is found from any object in it by rounding
+ * the address down: mrn_block_of(p). A medium object is a run of blocks with one header at its
+ * start, a large one a mapping of its own with its header at the same rounded-down place, so free
+ * tells them apart by the header alone. See docs/alloc.md.
  */
 #ifndef MERINO_ALLOC_INTERNAL_H
 #define MERINO_ALLOC_INTERNAL_H
