@@ -5,12 +5,11 @@
  * bitmap, so neighbouring free blocks form longer runs again without any merging step.
  *
  * Giving memory back: the pool keeps at most 2 * mrn_pool_keep free blocks resident; past that it
- * trims down to mrn_pool_keep, from the chunks freed into least recently: an entirely free chunk is
- * unmapped, other free blocks are decommitted (madvise) and marked cold — taken again only when no
- * resident run fits, before a new chunk is mapped. A chunk that becomes entirely free is unmapped
- * at once when the pool has enough resident blocks besides. Everything here runs under one lock: it
- * is reached once per 16 KB block or medium object, not per small object; the system calls are
- * made outside it. */
+ * trims down to mrn_pool_keep, from the chunks freed into least recently: entirely free chunks past
+ * MRN_SPARE_CHUNKS are unmapped, other free blocks are decommitted (madvise) and marked cold —
+ * taken again only when no resident run fits, before a new chunk is mapped. Everything here runs
+ * under one lock: it is reached once per 16 KB block or medium object, not per small object; the
+ * system calls are made outside it. */
 #include "alloc.h"
 
 #include <string.h>
