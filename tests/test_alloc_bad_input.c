@@ -69,11 +69,21 @@ int main(int argc, char **argv) {
     check_child c = check_run_child("stats", (const char *const[]){"MERINO_ALLOC_STATS=1", NULL}, 30);
     CHECK_CHILD(c, c.exited && c.code == 0);
     CHECK_STR_CONTAINS(c.err, "allocator statistics");
-    CHECK_STR_CONTAINS(c.err, "medium cache hits");
+    CHECK_STR_CONTAINS(c.err, "medium runs from the heap's cache");
+    CHECK_STR_CONTAINS(c.err, "chunks of 1 MB");
+    check_child_free(&c);
+    /* A bad MERINO_ALLOC_RETAIN is named, with what is accepted, and ignored. */
+    c = check_run_child("stats", (const char *const[]){"MERINO_ALLOC_RETAIN=12x", "-MERINO_ALLOC_STATS", NULL}, 30);
+    CHECK_CHILD(c, c.exited && c.code == 0);
+    CHECK_STR_CONTAINS(c.err, "MERINO_ALLOC_RETAIN=12x ignored");
+    CHECK_STR_CONTAINS(c.err, "from 0 to");
+    check_child_free(&c);
+    c = check_run_child("stats", (const char *const[]){"MERINO_ALLOC_RETAIN=0", "-MERINO_ALLOC_STATS", NULL}, 30);
+    CHECK_CHILD(c, c.exited && c.code == 0 && c.err[0] == 0);
     check_child_free(&c);
     c = check_run_child("stats", (const char *const[]){"-MERINO_ALLOC_STATS", NULL}, 30);
     CHECK_CHILD(c, c.exited && c.code == 0 && c.err[0] == 0);
     check_child_free(&c);
-    printf("test_alloc_bad_input: NULL, zero, overflowing sizes and bad alignments as the standard says; stats at exit\n");
+    printf("test_alloc_bad_input: NULL, zero, overflowing sizes and bad alignments as the standard says; stats at exit; a bad MERINO_ALLOC_RETAIN\n");
     return 0;
 }

@@ -10,11 +10,12 @@
 
 #include "alloc/alloc.h" /* the allocator's counters (mrn_stats, mrn_pool_blocks), from libmerino.a */
 
-/* Bytes the allocator holds resident, by its own count: mapped, less the decommitted free blocks.
- * Checked in every build; RSS only without sanitizers (their shadow memory does not shrink). */
+/* Bytes the allocator holds resident, by its own count: mapped, less the free blocks that read as
+ * zero (decommitted or never touched). Checked in every build; RSS only without sanitizers (their
+ * shadow memory does not shrink). */
 static long allocator_kb(void) {
-    size_t cold;
-    mrn_pool_blocks(&cold);
+    size_t cold, chunks;
+    mrn_pool_blocks(&cold, &chunks);
     return (long)((atomic_load(&mrn_stats.mapped) - cold * MRN_BLOCK_SIZE) >> 10);
 }
 
@@ -131,11 +132,21 @@ static void memory_comes_back(void) {
     CHECK(pthread_create(&t, NULL, allocate_64mb, NULL) == 0);
     pthread_join(t, NULL);
     long rss1 = ab_rss_kb(), a1 = allocator_kb();
+    size_t cold, chunks1, chunks2;
+    mrn_pool_blocks(&cold, &chunks1);
+    size_t unmaps1 = atomic_load(&mrn_stats.chunk_unmaps);
     for (int i = 0; i < BIG_SMALL + BIG_LARGE; i++) {
         CHECK(g_big[i][0] == (unsigned char)i);
         merino_free(g_big[i]);
     }
     long rss2 = ab_rss_kb(), a2 = allocator_kb();
+    mrn_pool_blocks(&cold, &chunks2);
+    size_t unmaps2 = atomic_load(&mrn_stats.chunk_unmaps);
+    printf("test_alloc_cross_thread: chunks mapped %zu before the frees, %zu after (%zu unmapped)\n", chunks1,
+           chunks2, unmaps2 - unmaps1);
+    /* The address space comes back too: chunks left entirely free are unmapped, not kept decommitted. */
+    CHECK_MSG(chunks2 * 4 < chunks1 && unmaps2 > unmaps1, "%zu chunks mapped after the frees, of %zu before: "
+              "entirely free chunks are not unmapped", chunks2, chunks1);
     printf("test_alloc_cross_thread: allocator %ld KB (RSS %ld KB); %ld KB (%ld KB) with 66 MB allocated by a "
            "thread that exited; %ld KB (%ld KB) after another thread freed it\n", a0, rss0, a1, rss1, a2, rss2);
     CHECK_MSG(a1 > a0 + 48 * 1024, "allocator %ld KB -> %ld KB: the test did not allocate what it meant to", a0, a1);

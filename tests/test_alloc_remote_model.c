@@ -12,7 +12,10 @@
  * place of the CAS) must find a lost object: the checker can see the bug it is for.
  *
  * This checks the protocol's logic under sequential consistency; the memory orders (release CAS,
- * acquire exchange) are argued in alloc.c, and exercised by test_alloc_cross_thread. */
+ * acquire exchange) are argued in alloc.c, and exercised by test_alloc_cross_thread. The prefetch
+ * hint a batched object carries in its second word (mrn_batch_add) is not part of the protocol: it
+ * is written, like the link, before the push's release, and the owner only prefetches it (any value
+ * is harmless), so the model leaves it out. */
 #include "check.h"
 
 #include <stdbool.h>

@@ -61,7 +61,8 @@ static void mrn_classes_check(void) {
 static mrn_block mrn_empty_block;
 /* The heap of a thread that has not allocated yet (or has exited): every class empty, owns
  * nothing, so both fast paths fall through to their slow paths, which make a real heap. */
-static mrn_heap mrn_empty_heap = {.active = {[0 ... MRN_NCLASSES - 1] = &mrn_empty_block}};
+static mrn_heap mrn_empty_heap = {.active = {[0 ... MRN_NCLASSES - 1] = &mrn_empty_block},
+                                  .batch_last = &mrn_empty_heap.batch[0]};
 
 static MRN_TLS mrn_heap *mrn_tls_heap = &mrn_empty_heap;
 
@@ -92,6 +93,21 @@ static void mrn_fork_prepare(void);
 static void mrn_fork_parent(void);
 static void mrn_fork_child(void);
 
+/* MERINO_ALLOC_RETAIN: the KB of free blocks the pool keeps resident (a decimal number). */
+static void mrn_retain_setting(const char *s) {
+    if (!s || !*s) return;
+    char *end;
+    errno = 0;
+    unsigned long long kb = strtoull(s, &end, 10);
+    if (errno || *end || *s == '-' || kb > ((unsigned long long)1 << 30)) {
+        mrn_alloc_say("MERINO_ALLOC_RETAIN=%s ignored: give the KB of free memory the allocator keeps "
+                      "resident, a whole number from 0 to 1073741824 (default %u)",
+                      s, (unsigned)(MRN_POOL_KEEP * MRN_BLOCK_SIZE / 1024));
+        return;
+    }
+    mrn_pool_keep = (size_t)(kb * 1024 / MRN_BLOCK_SIZE);
+}
+
 static void mrn_global_init(void) {
     /* acquire: the key and the settings written before state 2 */
     if (MRN_LIKELY(atomic_load_explicit(&mrn_init_state, memory_order_acquire) == 2)) return;
@@ -106,6 +122,7 @@ static void mrn_global_init(void) {
             mrn_alloc_die("pthread_key_create failed: no key left for the allocator's thread exit hook");
         const char *s = getenv("MERINO_ALLOC_STATS");
         mrn_show_stats = s && s[0] == '1';
+        mrn_retain_setting(getenv("MERINO_ALLOC_RETAIN"));
         pthread_atfork(mrn_fork_prepare, mrn_fork_parent, mrn_fork_child);
         /* release: publishes the key and the settings */
         atomic_store_explicit(&mrn_init_state, 2, memory_order_release);
@@ -132,6 +149,7 @@ static mrn_heap *mrn_heap_acquire(void) {
         h = mrn_os_map((sizeof(mrn_heap) + MRN_PAGE - 1) & ~(size_t)(MRN_PAGE - 1));
         if (!h) return NULL;
         for (unsigned c = 0; c < MRN_NCLASSES; c++) h->active[c] = &mrn_empty_block;
+        h->batch_last = &h->batch[0];
         mrn_lock_acquire(&mrn_heaps_lock);
         mrn_heap_set_state(h, MRN_HEAP_LIVE);
         h->next_all = mrn_all_heaps;
@@ -213,7 +231,7 @@ static inline char *mrn_object_start(mrn_block *b, const void *p) {
 static void mrn_block_emptied(mrn_heap *h, mrn_block *b) {
     if (h->active[b->cls] == b) return;
     mrn_avail_remove(h, b);
-    mrn_pool_put(b);
+    mrn_pool_put(b, 1);
 }
 
 /* A free by the owner, the general case: an aligned object, a full block, an emptied block. */
@@ -231,6 +249,9 @@ static void mrn_owner_free(mrn_heap *h, mrn_block *b, void *p) {
     if (--b->used == 0) mrn_block_emptied(h, b);
 }
 
+/* Whether objects of b (with owner tag tag) have a second word for the prefetch hint (mrn_batch). */
+static inline bool mrn_has_hint(const mrn_block *b, uintptr_t tag) { return (tag & MRN_TAG_LARGE) || b->size >= 16; }
+
 /* Takes every object other threads have freed into h and frees it into its block. */
 static void mrn_heap_collect(mrn_heap *h) {
     /* relaxed: a peek; the exchange below orders what it takes */
@@ -240,11 +261,18 @@ static void mrn_heap_collect(mrn_heap *h) {
     while (p) {
         void *next = *(void **)p;
         mrn_block *b = mrn_block_of(p);
-        /* relaxed: h's own block or medium mapping, whose tag only this thread writes */
-        if (atomic_load_explicit(&b->owner_tag, memory_order_relaxed) & MRN_TAG_LARGE)
+        /* relaxed: h's own block or medium run, whose tag only this thread writes */
+        uintptr_t tag = atomic_load_explicit(&b->owner_tag, memory_order_relaxed);
+        if (mrn_has_hint(b, tag)) __builtin_prefetch(((void **)p)[1]); /* a hint: any value is harmless */
+        if (MRN_LIKELY(tag == (uintptr_t)h)) { /* a plain block (no flag): as merino_free's fast path */
+            *(void **)p = b->free;
+            b->free = p;
+            if (--b->used == 0) mrn_block_emptied(h, b);
+        } else if (tag & MRN_TAG_LARGE) {
             mrn_large_free(h, b);
-        else
+        } else {
             mrn_owner_free(h, b, p);
+        }
         p = next;
     }
 }
@@ -273,6 +301,19 @@ static void mrn_batch_flush(mrn_heap *me, mrn_batch *s) {
     s->to = NULL;
     s->head = s->tail = NULL;
     s->n = 0;
+    for (unsigned i = 0; i < MRN_AHEAD; i++) s->ahead[i] = NULL;
+}
+
+/* Adds p (whose block is b, with owner tag tag) to the batch s of this thread (heap me). */
+static inline void mrn_batch_add(mrn_heap *me, mrn_batch *s, void *p, const mrn_block *b, uintptr_t tag) {
+    void **o = p;
+    o[0] = s->head;
+    if (mrn_has_hint(b, tag)) o[1] = s->ahead[s->n % MRN_AHEAD]; /* the object MRN_AHEAD down the list */
+    s->ahead[s->n % MRN_AHEAD] = p;
+    s->head = p;
+    if (!s->tail) s->tail = p;
+    me->batched++;
+    if (++s->n >= MRN_BATCH_MAX) mrn_batch_flush(me, s);
 }
 
 static void mrn_batches_flush(mrn_heap *me) {
@@ -280,8 +321,9 @@ static void mrn_batches_flush(mrn_heap *me) {
         if (me->batch[i].to) mrn_batch_flush(me, &me->batch[i]);
 }
 
-/* p, an object of heap to, freed by this thread (heap me, possibly the empty heap). */
-static void mrn_foreign_free(mrn_heap *me, mrn_heap *to, void *p) {
+/* p, an object of heap to (block b, owner tag tag), freed by this thread (heap me, possibly the
+ * empty heap). */
+static void mrn_foreign_free(mrn_heap *me, mrn_heap *to, void *p, const mrn_block *b, uintptr_t tag) {
     if (MRN_UNLIKELY(me == &mrn_empty_heap)) { /* exiting, or out of memory: no batch to use */
         MRN_STAT_ADD(remote_frees, 1);
         mrn_remote_push(to, p, p);
@@ -303,11 +345,8 @@ static void mrn_foreign_free(mrn_heap *me, mrn_heap *to, void *p) {
         s = spare;
         s->to = to;
     }
-    *(void **)p = s->head;
-    s->head = p;
-    if (!s->tail) s->tail = p;
-    me->batched++;
-    if (++s->n >= MRN_BATCH_MAX) mrn_batch_flush(me, s);
+    me->batch_last = s;
+    mrn_batch_add(me, s, p, b, tag);
 }
 
 /* ---- malloc and free: fast paths first --------------------------------------------------------------- */
@@ -365,7 +404,7 @@ static void *mrn_small_alloc_slow(mrn_heap *h, unsigned c) {
         if (b) {
             mrn_avail_remove(h, b);
         } else {
-            b = mrn_pool_get();
+            b = mrn_pool_get(1, NULL);
             if (!b) {
                 h->active[c] = &mrn_empty_block;
                 errno = ENOMEM;
@@ -391,15 +430,13 @@ __attribute__((noinline)) static void *mrn_malloc_slow(size_t size) {
     return mrn_small_alloc_slow(h, mrn_class_of[(size + 7) >> 3]);
 }
 
-__attribute__((noinline)) static void mrn_free_slow(void *p, mrn_block *b) {
-    /* relaxed: see mrn_free */
-    uintptr_t tag = atomic_load_explicit(&b->owner_tag, memory_order_relaxed);
-    mrn_heap *me = mrn_tls_heap;
+/* The general case of a free that is not the owner's plain one. */
+__attribute__((noinline)) static void mrn_free_general(void *p, mrn_block *b, uintptr_t tag, mrn_heap *me) {
+    mrn_heap *owner = (mrn_heap *)(tag & ~MRN_TAG_FLAGS);
     /* A thread that frees before it allocates gets its heap now (its batches live there), unless
      * it is exiting (its heap is gone: it pushes its last frees one by one). */
     if (MRN_UNLIKELY(me == &mrn_empty_heap) && !mrn_exited) me = mrn_heap_get();
     if (MRN_UNLIKELY(!me)) me = &mrn_empty_heap;
-    mrn_heap *owner = (mrn_heap *)(tag & ~MRN_TAG_FLAGS);
     if (owner == me && (tag & MRN_TAG_LARGE))
         mrn_large_free(me, b);
     else if (owner == me)
@@ -407,7 +444,21 @@ __attribute__((noinline)) static void mrn_free_slow(void *p, mrn_block *b) {
     else if (!owner) /* a large object: straight back to the OS */
         mrn_large_free(NULL, b);
     else
-        mrn_foreign_free(me, owner, p);
+        mrn_foreign_free(me, owner, p, b, tag);
+}
+
+__attribute__((noinline)) static void mrn_free_slow(void *p, mrn_block *b) {
+    /* relaxed: see mrn_free */
+    uintptr_t tag = atomic_load_explicit(&b->owner_tag, memory_order_relaxed);
+    mrn_heap *me = mrn_tls_heap;
+    mrn_heap *owner = (mrn_heap *)(tag & ~MRN_TAG_FLAGS);
+    /* Likely: another heap's object, of the heap the last one went to (a used slot: n >= 1). */
+    mrn_batch *s = me->batch_last;
+    if (MRN_LIKELY(s->to == owner && owner != NULL)) {
+        mrn_batch_add(me, s, p, b, tag);
+        return;
+    }
+    mrn_free_general(p, b, tag, me);
 }
 
 /* Size and alignment of an aligned request above 16 (align a power of two). */
@@ -568,7 +619,7 @@ static void mrn_heap_trim(mrn_heap *h) {
         mrn_block *b = h->active[c];
         if (b != &mrn_empty_block && b->used == 0) {
             h->active[c] = &mrn_empty_block;
-            mrn_pool_put(b);
+            mrn_pool_put(b, 1);
         }
     }
 }
@@ -585,6 +636,8 @@ static void mrn_heap_abandon(void *arg) {
     mrn_heap *h = arg;
     mrn_batches_flush(h);
     mrn_heap_trim(h);
+    /* A thread's end is often a parallel phase's: the pool keeps less resident from here on. */
+    mrn_pool_trim(mrn_pool_keep / 2);
     if (mrn_tls_heap == h) mrn_tls_heap = &mrn_empty_heap;
     mrn_exited = true;
     mrn_lock_acquire(&mrn_heaps_lock);
@@ -617,12 +670,11 @@ static void mrn_heap_reclaim(mrn_heap *h) {
     mrn_lock_release(&mrn_heaps_lock);
 }
 
-/* fork: every global lock (heaps, pool, shared medium cache, debug regions) is held across it, so
+/* fork: every global lock (heaps, pool, debug regions) is held across it, so
  * the child finds none taken by a thread it lacks. */
 static void mrn_fork_prepare(void) {
     mrn_lock_acquire(&mrn_heaps_lock);
     mrn_pool_lock_for_fork(true);
-    mrn_medium_lock_for_fork(true);
 #if MRN_ALLOC_DEBUG
     mrn_debug_fork(true);
 #endif
@@ -632,7 +684,6 @@ static void mrn_fork_parent(void) {
 #if MRN_ALLOC_DEBUG
     mrn_debug_fork(false);
 #endif
-    mrn_medium_lock_for_fork(false);
     mrn_pool_lock_for_fork(false);
     mrn_lock_release(&mrn_heaps_lock);
 }
@@ -651,18 +702,19 @@ static void mrn_fork_child(void) {
 
 __attribute__((destructor)) static void mrn_stats_at_exit(void) {
     if (!mrn_show_stats) return;
-    size_t heaps[MRN_HEAP_STATES] = {0}, decommitted;
+    size_t heaps[MRN_HEAP_STATES] = {0}, cold, chunks;
     mrn_lock_acquire(&mrn_heaps_lock);
     for (mrn_heap *h = mrn_all_heaps; h; h = h->next_all) heaps[mrn_heap_state(h)]++;
     mrn_lock_release(&mrn_heaps_lock);
-    size_t pooled = mrn_pool_blocks(&decommitted);
+    size_t pooled = mrn_pool_blocks(&cold, &chunks);
     mrn_alloc_say("allocator statistics (MERINO_ALLOC_STATS=1):");
-    mrn_alloc_say("  mapped now %zu KB, peak %zu KB; chunks of 1 MB %zu", MRN_LOAD(mapped) >> 10,
-                  MRN_LOAD(mapped_peak) >> 10, MRN_LOAD(chunks));
-    mrn_alloc_say("  blocks taken %zu, returned %zu; in the pool %zu resident, %zu decommitted "
-                  "(%zu decommits, %zu taken again)", MRN_LOAD(block_gets), MRN_LOAD(block_puts), pooled,
-                  decommitted, MRN_LOAD(decommits), MRN_LOAD(recommits));
-    mrn_alloc_say("  large objects %zu (%zu MB); medium cache hits %zu, misses %zu", MRN_LOAD(large),
+    mrn_alloc_say("  mapped now %zu KB, peak %zu KB; chunks of 1 MB: %zu now, %zu mapped, %zu unmapped",
+                  MRN_LOAD(mapped) >> 10, MRN_LOAD(mapped_peak) >> 10, chunks, MRN_LOAD(chunks),
+                  MRN_LOAD(chunk_unmaps));
+    mrn_alloc_say("  blocks taken %zu, returned %zu; in the pool %zu resident, %zu cold "
+                  "(%zu decommits, %zu cold taken)", MRN_LOAD(block_gets), MRN_LOAD(block_puts), pooled,
+                  cold, MRN_LOAD(decommits), MRN_LOAD(recommits));
+    mrn_alloc_say("  large objects %zu (%zu MB); medium runs from the heap's cache %zu, from the pool %zu", MRN_LOAD(large),
                   MRN_LOAD(large_bytes) >> 20, MRN_LOAD(medium_hits), MRN_LOAD(medium_misses));
     mrn_alloc_say("  frees by other threads %zu, in %zu batches", MRN_LOAD(remote_frees), MRN_LOAD(remote_flushes));
     mrn_alloc_say("  heaps made %zu, adopted %zu times; now live %zu, abandoned %zu, lost to fork %zu",

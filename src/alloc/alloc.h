@@ -1,10 +1,11 @@
 /* alloc.h — the allocator's internals, shared by its files (never included by users).
  *
- * Memory comes from the OS in 1 MB chunks of 64 blocks of 16 KB, each block aligned to 16 KB. A
- * block serves one size class of one thread's heap; its header (the first MRN_BLOCK_HDR bytes)
- * says everything free needs, and is found from any object in it by rounding the address down:
- * mrn_block_of(p). Objects larger than a block get a mapping of their own whose header sits at the
- * same rounded-down place, so free tells them apart by the header alone. See docs/alloc.md.
+ * Memory comes from the OS in chunks of 1 MB aligned to 1 MB: 64 blocks of 16 KB, the first the
+ * chunk's header (pool.c). A block serves one size class of one thread's heap; its header (the first
+ * MRN_BLOCK_HDR bytes) says everything free needs, and is found from any object in it by rounding
+ * the address down: mrn_block_of(p). A medium object is a run of blocks with one header at its
+ * start, a large one a mapping of its own with its header at the same rounded-down place, so free
+ * tells them apart by the header alone. See docs/alloc.md.
  */
 #ifndef MERINO_ALLOC_INTERNAL_H
 #define MERINO_ALLOC_INTERNAL_H
@@ -33,25 +34,32 @@
 #define MRN_BLOCK_SIZE ((uintptr_t)16384)
 #define MRN_CHUNK_BLOCKS 64 /* 1 MB chunks */
 #define MRN_PAGE 4096
-/* Block header: 64 bytes (one line, objects never share it); debug builds add the bitmap of
- * allocated objects (one bit per object, at most 2040 objects of 8 bytes). */
+/* Block header: two lines. The first is read by every thread that frees into the block and written
+ * only when the block changes hands or state; the second is the owner's, written at every malloc
+ * and free: a foreign free must not pull the line the owner is writing (with one line, each free
+ * by another thread of an object from a block its owner allocates from cost a line transfer each
+ * way). Debug builds add the bitmap of allocated objects (one bit per object, at most 2032 objects
+ * of 8 bytes). */
 #define MRN_BITMAP_WORDS 32
-#define MRN_BLOCK_HDR (64 + (MRN_ALLOC_DEBUG ? MRN_BITMAP_WORDS * 8 : 0))
+#define MRN_BLOCK_HDR (128 + (MRN_ALLOC_DEBUG ? MRN_BITMAP_WORDS * 8 : 0))
 #define MRN_BLOCK_DATA (MRN_BLOCK_SIZE - MRN_BLOCK_HDR)
 /* The largest small object: two per block, a multiple of 16. */
 #define MRN_SMALL_MAX ((MRN_BLOCK_DATA / 2) & ~(size_t)15)
 #define MRN_NCLASSES 29
-/* Medium objects (up to 1 MB) have mappings of their own, cached when freed: a fresh mapping costs
- * an mmap, a page fault per page and an munmap (with its TLB shootdown when threads run). */
-#define MRN_MEDIUM_MAX ((size_t)1 << 20)
-#define MRN_NMEDIUM 28
-#define MRN_MEDIUM_KEEP 4                       /* cached mappings per medium class and heap */
-#define MRN_MEDIUM_KEEP_BYTES (2 * 1024 * 1024) /* and at most this much per heap */
-#define MRN_MEDIUM_SHARED 8                  /* the shared cache: per class */
-#define MRN_MEDIUM_SHARED_BYTES (4 * 1024 * 1024) /* and in all */
-/* Free blocks kept committed in the global pool; beyond twice this, the excess goes back to the OS
- * (madvise), so the resident size comes down after a peak. */
-#define MRN_POOL_KEEP 128
+/* Medium objects (above MRN_SMALL_MAX) are runs of contiguous blocks from the pool, as many as
+ * they need, up to 63 (a chunk less its header block); a heap keeps a few freed short runs (up to
+ * MRN_MEDIUM_CACHED blocks) of each length for its next allocations, so they need not take the
+ * pool's lock; longer runs go back to the pool, where freed neighbours merge into longer runs and
+ * serve any size. Larger objects have mappings of their own. */
+#define MRN_MEDIUM_MAX ((size_t)(MRN_CHUNK_BLOCKS - 1) * MRN_BLOCK_SIZE - MRN_BLOCK_HDR)
+#define MRN_MEDIUM_CACHED 8                     /* runs of 1..8 blocks are cached in the heap */
+#define MRN_MEDIUM_KEEP 4                       /* cached runs per length and heap */
+#define MRN_MEDIUM_KEEP_BYTES (1024 * 1024)     /* and at most this much per heap */
+/* Free blocks kept resident in the global pool (MERINO_ALLOC_RETAIN overrides it, in KB): past
+ * twice this, the pool gives back (unmaps entirely free chunks, decommits other free blocks) down to
+ * this; a thread's exit trims it to half of this. */
+#define MRN_POOL_KEEP 64
+MRN_HIDDEN extern size_t mrn_pool_keep; /* written once at initialization, before any heap exists */
 /* Frees of other heaps' objects wait in the freeing thread in batches of up to this many, one
  * batch per owning heap, MRN_BATCHES batches at once. */
 #define MRN_BATCH_MAX 64
@@ -60,31 +68,29 @@
 /* owner_tag: the owning heap's address, with flags in its low bits (heaps are page aligned). */
 #define MRN_TAG_FULL ((uintptr_t)1)    /* no free object: not the active block, not in the avail list */
 #define MRN_TAG_ALIGNED ((uintptr_t)2) /* holds an object returned at an offset (aligned alloc) */
-#define MRN_TAG_LARGE ((uintptr_t)4)   /* a mapping of its own: medium (with its heap) or large (none) */
-#define MRN_TAG_CACHED ((uintptr_t)8)  /* a medium mapping sitting in a heap's cache (freed) */
+#define MRN_TAG_LARGE ((uintptr_t)4)   /* a medium run (with its heap) or a large mapping (no heap) */
+#define MRN_TAG_CACHED ((uintptr_t)8)  /* a medium run sitting in a heap's cache (freed) */
 #define MRN_TAG_FLAGS ((uintptr_t)15)
 
 typedef struct mrn_heap mrn_heap;
 
 typedef struct mrn_block {
+    /* ---- line 0: read by foreign frees; written when the block changes owner or state */
     /* The owning heap | flags. Written only by the owning thread (or under the pool lock when the
      * block has no owner); read by any thread freeing an object of the block. */
     _Atomic uintptr_t owner_tag;
-    void *free;        /* private free list (owner only); large: the object's address */
-    uint32_t used;     /* objects handed out and not yet freed back to this list (owner only) */
     uint32_t size;     /* object size */
-    uint32_t cls;      /* size class; large: medium class, or MRN_NMEDIUM when not medium */
+    uint32_t cls;      /* small: size class; medium: the run's length in blocks; large: 0 */
     uint32_t count;    /* objects in the block */
+    char *map_base;    /* large: the whole mapping (for munmap); medium: the run */
+    size_t map_len;
+    /* ---- line 1: the owner's, written at every malloc and free */
+    _Alignas(64) void *free; /* private free list (owner only); large: the object's address */
+    uint32_t used;     /* objects handed out and not yet freed back to this list (owner only) */
+    uint32_t carved;   /* small: objects put on the free list so far (the rest untouched) */
     struct mrn_block *next, *prev; /* avail list of its bin; the pool's list when free */
-    union {
-        struct {             /* large: the whole mapping, for munmap */
-            char *map_base;
-            size_t map_len;
-        };
-        uint32_t carved;     /* small: objects put on the free list so far (the rest untouched) */
-    };
 #if MRN_ALLOC_DEBUG
-    _Atomic uint64_t live[MRN_BITMAP_WORDS]; /* bit i: object i is allocated */
+    _Alignas(64) _Atomic uint64_t live[MRN_BITMAP_WORDS]; /* bit i: object i is allocated */
 #endif
 } mrn_block;
 
@@ -100,10 +106,17 @@ static inline char *mrn_block_data(mrn_block *b) { return (char *)b + MRN_BLOCK_
 
 /* ---- heaps --------------------------------------------------------------------------------------- */
 
+/* A batch's objects are linked through their first word; an object with a second word (all but the
+ * 8-byte class) holds there the object MRN_AHEAD places further down the list, which the owner
+ * prefetches while it walks the list: its walk is a chain of cache misses (the objects were last
+ * written by the freeing thread), and the hint lets MRN_AHEAD of them be in flight at once. */
+#define MRN_AHEAD 4
+
 typedef struct mrn_batch {
     mrn_heap *to;      /* owning heap of the objects, NULL when the slot is unused */
     void *head, *tail; /* objects linked through their first word */
     uint32_t n;
+    void *ahead[MRN_AHEAD]; /* the last MRN_AHEAD objects added, by n % MRN_AHEAD */
 } mrn_batch;
 
 /* LIVE: a thread's; ABANDONED: its thread exited, on the abandoned list; RECLAIMING: off that list
@@ -116,17 +129,20 @@ struct mrn_heap {
     mrn_block *avail[MRN_NCLASSES];  /* blocks with free objects, besides the active one: head */
     mrn_block *avail_tail[MRN_NCLASSES]; /* and tail (a queue: see mrn_avail_push) */
     mrn_batch batch[MRN_BATCHES];    /* this thread's pending frees into other heaps */
+    mrn_batch *batch_last;           /* the slot the last foreign free went to (never NULL) */
     uint32_t batch_next;             /* round-robin victim when every batch slot is taken */
     uint32_t batched;                /* objects in batches (flushed in the slow path) */
-    mrn_block *medium[MRN_NMEDIUM][MRN_MEDIUM_KEEP]; /* cached medium mappings */
-    uint8_t nmedium[MRN_NMEDIUM];
+    mrn_block *medium[MRN_MEDIUM_CACHED][MRN_MEDIUM_KEEP]; /* cached medium runs, by length - 1 */
+    uint8_t nmedium[MRN_MEDIUM_CACHED];
     size_t medium_bytes;
-    _Atomic int state;         /* MRN_HEAP_*, written under the heaps lock */
     mrn_heap *next_all;        /* every heap ever made (heaps are never unmapped) */
     mrn_heap *next_abandoned;  /* heaps of exited threads, waiting for a new thread */
     /* Objects of this heap freed by other threads, linked through their first word: pushed in
      * batches by any thread, taken all at once by the owner. Its own line: written by others. */
     _Alignas(64) _Atomic(void *) remote;
+    /* MRN_HEAP_*, written under the heaps lock; on remote's line, which a thread that flushes a
+     * batch here reads it from right after its push, and which the owner does not write often. */
+    _Atomic int state;
 };
 
 /* ---- OS and locks (os.c) ------------------------------------------------------------------------- */
@@ -156,7 +172,8 @@ MRN_HIDDEN __attribute__((noreturn, cold, format(printf, 1, 2))) void mrn_alloc_
 
 typedef struct mrn_alloc_stats {
     _Atomic size_t mapped, mapped_peak;            /* bytes mapped from the OS, now and at most */
-    _Atomic size_t chunks, decommits, recommits;   /* chunk maps; blocks given back; taken again */
+    _Atomic size_t chunks, chunk_unmaps;           /* chunks mapped, and unmapped */
+    _Atomic size_t decommits, recommits;           /* blocks decommitted; cold blocks taken */
     _Atomic size_t large, large_bytes;             /* uncached large allocations */
     _Atomic size_t medium_hits, medium_misses;
     _Atomic size_t remote_frees, remote_flushes;   /* objects freed by other threads; batches */
@@ -169,17 +186,19 @@ MRN_HIDDEN void mrn_stat_mapped(ptrdiff_t delta);
 
 /* ---- the pool of free blocks (pool.c) ------------------------------------------------------------ */
 
-MRN_HIDDEN mrn_block *mrn_pool_get(void);      /* a free block (header zero but for nothing) */
-MRN_HIDDEN void mrn_pool_put(mrn_block *b);    /* an entirely free block back to the pool */
+/* A run of k contiguous free blocks (1 <= k <= 63), NULL when out of memory; *zero (if zero is not
+ * NULL) says whether all of it reads as zero. */
+MRN_HIDDEN mrn_block *mrn_pool_get(unsigned k, bool *zero);
+MRN_HIDDEN void mrn_pool_put(mrn_block *b, unsigned k); /* an entirely free run back to the pool */
+MRN_HIDDEN void mrn_pool_trim(size_t keep);             /* gives back all but keep resident free blocks */
 MRN_HIDDEN void mrn_pool_lock_for_fork(bool lock); /* fork: taken before, released after (both sides) */
-MRN_HIDDEN size_t mrn_pool_blocks(size_t *decommitted);
+MRN_HIDDEN size_t mrn_pool_blocks(size_t *cold, size_t *chunks); /* resident free blocks */
 
 /* ---- large and medium objects (large.c) ---------------------------------------------------------- */
 
 MRN_HIDDEN void *mrn_large_alloc(mrn_heap *h, size_t size, size_t align, bool zero);
 MRN_HIDDEN void mrn_large_free(mrn_heap *h, mrn_block *b); /* h: the owner (medium) or NULL */
-MRN_HIDDEN void mrn_medium_drop(mrn_heap *h); /* empties a heap's medium cache (to the shared one) */
-MRN_HIDDEN void mrn_medium_lock_for_fork(bool lock);
+MRN_HIDDEN void mrn_medium_drop(mrn_heap *h); /* empties a heap's medium cache (to the pool) */
 
 /* ---- debug checks (debug.c; MRN_ALLOC_DEBUG only) ------------------------------------------------- */
 

@@ -1,120 +1,307 @@
-/* pool.c — the global pool of free blocks: the paper's "global heap". Blocks come from 1 MB chunks
- * mapped from the OS; an entirely free block comes back here from its heap. The pool keeps up to
- * 2 * MRN_POOL_KEEP blocks resident, then gives the pages of the oldest half back to the OS
- * (madvise) and keeps only their addresses, so the resident size comes down after a peak; such a block is
- * taken again last, before a new chunk. Everything here runs under one lock: it is reached once
- * per 16 KB block, not per object. */
+/* pool.c — the global pool of free blocks: the paper's "global heap". Memory comes from the OS in
+ * chunks of 1 MB aligned to 1 MB: 64 blocks of 16 KB, the first holding the chunk's header (a
+ * bitmap of its free blocks), the other 63 handed out alone (a small block) or as a run of
+ * contiguous blocks (a medium object). A block that comes back is marked free in its chunk's
+ * bitmap, so neighbouring free blocks form longer runs again without any merging step.
+ *
+ * Giving memory back: the pool keeps at most 2 * mrn_pool_keep free blocks resident; past that it
+ * trims down to mrn_pool_keep, from the chunks freed into least recently: entirely free chunks past
+ * MRN_SPARE_CHUNKS are unmapped, other free blocks are decommitted (madvise) and marked cold —
+ * taken again only when no resident run fits, before a new chunk is mapped. Everything here runs
+ * under one lock: it is reached once per 16 KB block or medium object, not per small object; the
+ * system calls are made outside it. */
 #include "alloc.h"
 
 #include <string.h>
-#include <sys/mman.h>
+
+#define MRN_CHUNK_SIZE (MRN_CHUNK_BLOCKS * MRN_BLOCK_SIZE)
+#define MRN_CHUNK_ALL (~(uint64_t)1) /* blocks 1..63: block 0 is the header */
+
+/* In block 0 of its chunk; found from a block by rounding down to 1 MB. */
+typedef struct mrn_chunk {
+    /* Where a block header's owner tag would be: always 0, so the debug checks call a pointer into
+     * the chunk header "a pointer never returned". */
+    uintptr_t zero_tag;
+    uint64_t free; /* bit i: block i is in the pool */
+    uint64_t cold; /* bit i: block i is in the pool and reads as zero (decommitted or never touched) */
+    struct mrn_chunk *next, *prev; /* the list of chunks with free blocks, most recently freed into first */
+    bool listed;
+    bool long_runs; /* serves runs longer than MRN_SHORT_RUN (decided when it was last entirely free) */
+} mrn_chunk;
+
+size_t mrn_pool_keep = MRN_POOL_KEEP;
 
 static mrn_lock mrn_pool_lock = MRN_LOCK_INIT;
-static mrn_block *mrn_pool_list; /* resident free blocks, linked through next */
-static size_t mrn_pool_count;
-/* Addresses of decommitted free blocks: a stack in a mapping of its own that grows by mremap. */
-static mrn_block **mrn_cold;
-static size_t mrn_cold_count, mrn_cold_cap;
+static mrn_chunk *mrn_chunks_head, *mrn_chunks_tail; /* chunks with free blocks */
+static size_t mrn_pool_warm; /* free blocks resident (free and not cold) */
+static size_t mrn_pool_cold; /* free blocks cold */
+static size_t mrn_pool_mapped; /* chunks mapped */
 
-/* Under the lock. Returns false when the stack cannot grow (the blocks stay resident then). */
-static bool mrn_cold_reserve(size_t n) {
-    if (mrn_cold_count + n <= mrn_cold_cap) return true;
-    size_t cap = mrn_cold_cap ? mrn_cold_cap * 2 : MRN_PAGE / sizeof(mrn_block *);
-    while (cap < mrn_cold_count + n) cap *= 2;
-    void *p = mrn_cold ? mremap(mrn_cold, mrn_cold_cap * sizeof(mrn_block *), cap * sizeof(mrn_block *),
-                                MREMAP_MAYMOVE)
-                       : mmap(NULL, cap * sizeof(mrn_block *), PROT_READ | PROT_WRITE,
-                              MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (p == MAP_FAILED) return false;
-    mrn_cold = p;
-    mrn_cold_cap = cap;
-    return true;
+static inline mrn_chunk *mrn_chunk_of(const void *b) {
+    return (mrn_chunk *)((uintptr_t)b & ~(uintptr_t)(MRN_CHUNK_SIZE - 1));
 }
 
-static mrn_block *mrn_pool_pop(void) {
-    mrn_block *b = mrn_pool_list;
-    if (b) {
-        mrn_pool_list = b->next;
-        mrn_pool_count--;
-    } else if (mrn_cold_count) {
-        b = mrn_cold[--mrn_cold_count];
-        MRN_STAT_ADD(recommits, 1);
+static inline uint64_t mrn_run_mask(unsigned first, unsigned k) {
+    return (k == 64 ? ~(uint64_t)0 : (((uint64_t)1 << k) - 1)) << first;
+}
+
+/* Bit i of the result: bits i..i+k-1 of x are all set (k >= 1). */
+static uint64_t mrn_runs(uint64_t x, unsigned k) {
+    unsigned have = 1;
+    while (have < k && x) {
+        unsigned s = have < k - have ? have : k - have;
+        x &= x >> s;
+        have += s;
     }
-    return b;
+    return x;
 }
 
-mrn_block *mrn_pool_get(void) {
-    MRN_STAT_ADD(block_gets, 1);
-    mrn_lock_acquire(&mrn_pool_lock);
-    mrn_block *b = mrn_pool_pop();
-    mrn_lock_release(&mrn_pool_lock);
-    if (b) return b;
+/* ---- the list of chunks with free blocks (under the lock) ---------------------------------------- */
 
-    /* A new chunk, mapped outside the lock: 16 KB more than 1 MB so that it holds 64 aligned
-     * blocks wherever the OS puts it. Chunks are never unmapped (their blocks are decommitted). */
-    size_t len = MRN_CHUNK_BLOCKS * MRN_BLOCK_SIZE + MRN_BLOCK_SIZE - MRN_PAGE;
-    char *raw = mrn_os_map(len);
+static void mrn_chunk_unlist(mrn_chunk *c) {
+    if (c->prev)
+        c->prev->next = c->next;
+    else
+        mrn_chunks_head = c->next;
+    if (c->next)
+        c->next->prev = c->prev;
+    else
+        mrn_chunks_tail = c->prev;
+    c->listed = false;
+}
+
+/* Lists c (at the front, or at the back), or moves it to the front if it is listed. */
+static void mrn_chunk_list(mrn_chunk *c, bool front) {
+    if (c->listed) {
+        if (!front || mrn_chunks_head == c) return;
+        mrn_chunk_unlist(c);
+    }
+    if (front) {
+        c->prev = NULL;
+        c->next = mrn_chunks_head;
+        *(c->next ? &c->next->prev : &mrn_chunks_tail) = c;
+        mrn_chunks_head = c;
+    } else {
+        c->next = NULL;
+        c->prev = mrn_chunks_tail;
+        *(c->prev ? &c->prev->next : &mrn_chunks_head) = c;
+        mrn_chunks_tail = c;
+    }
+    c->listed = true;
+}
+
+/* Takes run [first, first + k) of c off the pool. Returns whether all of it reads as zero. */
+static bool mrn_chunk_take(mrn_chunk *c, unsigned first, unsigned k) {
+    uint64_t m = mrn_run_mask(first, k);
+    unsigned cold = (unsigned)__builtin_popcountll(c->cold & m);
+    mrn_pool_cold -= cold;
+    mrn_pool_warm -= k - cold;
+    if (cold) MRN_STAT_ADD(recommits, cold);
+    c->free &= ~m;
+    c->cold &= ~m;
+    if (!c->free) mrn_chunk_unlist(c);
+    return cold == k;
+}
+
+/* ---- trimming: what goes back to the OS --------------------------------------------------------- */
+
+typedef struct mrn_trim {
+    char *addr;
+    size_t len;
+    mrn_chunk *chunk; /* decommit: the chunk whose run [first, first + k) is in transit; NULL: unmap */
+    unsigned first, k;
+} mrn_trim;
+
+enum { MRN_TRIM_MAX = 64, MRN_SPARE_CHUNKS = 4 };
+
+/* Under the lock: chooses what to give back: the entirely free chunks past MRN_SPARE_CHUNKS (to be
+ * unmapped), and, from the chunks freed into least recently, resident runs until at most `keep` free
+ * blocks stay resident — taken off the pool while in transit (no one can take them while they are decommitted);
+ * they come back cold. At most MRN_TRIM_MAX entries at a time. Returns the number of entries. */
+static size_t mrn_trim_plan(mrn_trim *t, size_t keep) {
+    size_t n = 0, spare = 0;
+    mrn_chunk *c = mrn_chunks_tail;
+    while (c && n < MRN_TRIM_MAX) {
+        mrn_chunk *prev = c->prev;
+        /* Up to MRN_SPARE_CHUNKS entirely free chunks stay mapped (decommitted like the others,
+         * below) unless the trim is to nothing: a program whose use swings by a few megabytes
+         * would otherwise unmap and map chunks again (three system calls and a decommit less). */
+        if (c->free == MRN_CHUNK_ALL && (keep == 0 || spare++ >= MRN_SPARE_CHUNKS)) {
+            unsigned cold = (unsigned)__builtin_popcountll(c->cold);
+            mrn_pool_cold -= cold;
+            mrn_pool_warm -= 63 - cold;
+            mrn_chunk_unlist(c);
+            mrn_pool_mapped--;
+            t[n++] = (mrn_trim){(char *)c, MRN_CHUNK_SIZE, NULL, 0, 0};
+        } else {
+            uint64_t warm = c->free & ~c->cold;
+            while (warm && mrn_pool_warm > keep && n < MRN_TRIM_MAX) {
+                unsigned first = (unsigned)__builtin_ctzll(warm);
+                unsigned k = (unsigned)__builtin_ctzll(~(warm >> first)); /* the run's length */
+                uint64_t m = mrn_run_mask(first, k);
+                warm &= ~m;
+                c->free &= ~m;
+                mrn_pool_warm -= k;
+                t[n++] = (mrn_trim){(char *)c + (size_t)first * MRN_BLOCK_SIZE, (size_t)k * MRN_BLOCK_SIZE, c,
+                                    first, k};
+            }
+            if (!c->free) mrn_chunk_unlist(c);
+        }
+        c = prev;
+    }
+    return n;
+}
+
+/* Outside the lock: does what mrn_trim_plan chose; decommitted runs come back to the pool cold. */
+static void mrn_trim_do(mrn_trim *t, size_t n) {
+    if (!n) return;
+    size_t decommitted = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (t[i].chunk) {
+            mrn_os_decommit(t[i].addr, t[i].len);
+            decommitted += t[i].k;
+            continue;
+        }
+#if MRN_ALLOC_DEBUG
+        mrn_debug_region(t[i].addr, t[i].len, false);
+#endif
+        mrn_os_unmap(t[i].addr, t[i].len);
+        MRN_STAT_ADD(chunk_unmaps, 1);
+    }
+    MRN_STAT_ADD(decommits, decommitted);
+    if (!decommitted) return;
+    mrn_lock_acquire(&mrn_pool_lock);
+    for (size_t i = 0; i < n; i++) {
+        mrn_chunk *c = t[i].chunk;
+        if (!c) continue;
+        uint64_t m = mrn_run_mask(t[i].first, t[i].k);
+        c->free |= m;
+        c->cold |= m;
+        mrn_pool_cold += t[i].k;
+        mrn_chunk_list(c, false); /* if not listed: at the back, cold blocks are taken last */
+    }
+    mrn_lock_release(&mrn_pool_lock);
+}
+
+/* ---- getting and putting blocks ----------------------------------------------------------------- */
+
+/* A new chunk, every block free and cold (never touched), in the list; NULL when out of memory. */
+static mrn_chunk *mrn_chunk_map(void) {
+    /* Map twice the size and keep the aligned megabyte in it. */
+    char *raw = mrn_os_map(2 * MRN_CHUNK_SIZE);
     if (!raw) return NULL;
+    char *base = (char *)(((uintptr_t)raw + MRN_CHUNK_SIZE - 1) & ~(uintptr_t)(MRN_CHUNK_SIZE - 1));
+    if (base > raw) mrn_os_unmap(raw, (size_t)(base - raw));
+    if (raw + 2 * MRN_CHUNK_SIZE > base + MRN_CHUNK_SIZE)
+        mrn_os_unmap(base + MRN_CHUNK_SIZE, (size_t)(raw + 2 * MRN_CHUNK_SIZE - (base + MRN_CHUNK_SIZE)));
     MRN_STAT_ADD(chunks, 1);
 #if MRN_ALLOC_DEBUG
-    mrn_debug_region(raw, len, true);
+    mrn_debug_region(base, MRN_CHUNK_SIZE, true);
 #endif
-    char *first = (char *)(((uintptr_t)raw + MRN_BLOCK_SIZE - 1) & ~(MRN_BLOCK_SIZE - 1));
-    mrn_lock_acquire(&mrn_pool_lock);
-    for (int i = MRN_CHUNK_BLOCKS - 1; i >= 1; i--) {
-        mrn_block *c = (mrn_block *)(first + (size_t)i * MRN_BLOCK_SIZE);
-        c->next = mrn_pool_list;
-        mrn_pool_list = c;
-        mrn_pool_count++;
-    }
-    mrn_lock_release(&mrn_pool_lock);
-    return (mrn_block *)first;
+    mrn_chunk *c = (mrn_chunk *)base; /* fresh memory: every field reads as zero */
+    c->free = c->cold = MRN_CHUNK_ALL;
+    return c;
 }
 
-void mrn_pool_put(mrn_block *b) {
-    MRN_STAT_ADD(block_puts, 1);
-    /* relaxed: the block has no owner now; the lock below hands it to the next one */
-    atomic_store_explicit(&b->owner_tag, 0, memory_order_relaxed);
-    mrn_block *excess = NULL;
-    size_t n = 0;
-    mrn_lock_acquire(&mrn_pool_lock);
-    b->next = mrn_pool_list;
-    mrn_pool_list = b;
-    if (++mrn_pool_count > 2 * MRN_POOL_KEEP) {
-        /* Keep the MRN_POOL_KEEP most recently freed (warm in cache) and take the older rest off
-         * the list, to decommit outside the lock. */
-        mrn_block *last = mrn_pool_list;
-        for (size_t i = 1; i < MRN_POOL_KEEP; i++) last = last->next;
-        excess = last->next;
-        last->next = NULL;
-        n = mrn_pool_count - MRN_POOL_KEEP;
-        mrn_pool_count = MRN_POOL_KEEP;
-    }
-    mrn_lock_release(&mrn_pool_lock);
-    if (!excess) return;
+/* Under the lock: where a run of k blocks goes; NULL if no chunk has room. Placement keeps long
+ * runs possible: a chunk serves either short runs (small blocks, small medium objects) or long ones,
+ * decided when it leaves the entirely free state, so that small blocks do not scatter through the
+ * chunks long runs need. A short run goes to the fullest chunk that has room for it among the first
+ * MRN_FIT_WINDOW of the list, a long one to the first with room. Resident runs are preferred to
+ * cold ones. */
+enum { MRN_SHORT_RUN = 8, MRN_FIT_WINDOW = 32 };
 
-    mrn_block *list[2 * MRN_POOL_KEEP];
-    for (size_t i = 0; i < n; i++, excess = excess->next) list[i] = excess;
-    for (size_t i = 0; i < n; i++) mrn_os_decommit(list[i], MRN_BLOCK_SIZE);
-    MRN_STAT_ADD(decommits, n);
-    mrn_lock_acquire(&mrn_pool_lock);
-    if (mrn_cold_reserve(n)) {
-        memcpy(mrn_cold + mrn_cold_count, list, n * sizeof *list);
-        mrn_cold_count += n;
-    } else {
-        for (size_t i = 0; i < n; i++) { /* no room for addresses: keep them on the list */
-            list[i]->next = mrn_pool_list;
-            mrn_pool_list = list[i];
-            mrn_pool_count++;
+static mrn_chunk *mrn_pool_place(unsigned k, unsigned *first) {
+    bool longrun = k > MRN_SHORT_RUN;
+    for (int pass = 0; pass < 2; pass++) {
+        mrn_chunk *best = NULL;
+        uint64_t best_runs = 0;
+        int best_free = 65, seen = 0;
+        for (mrn_chunk *c = mrn_chunks_head; c; c = c->next) {
+            if (c->long_runs != longrun && c->free != MRN_CHUNK_ALL) continue;
+            uint64_t r = mrn_runs(pass == 0 ? c->free & ~c->cold : c->free, k);
+            if (!r) continue;
+            /* an entirely free chunk counts as the emptiest: taken when no other fits */
+            int nfree = c->free == MRN_CHUNK_ALL ? 64 : __builtin_popcountll(c->free);
+            if (nfree < best_free) {
+                best = c;
+                best_runs = r;
+                best_free = nfree;
+            }
+            if (++seen >= MRN_FIT_WINDOW) break;
+        }
+        if (best) {
+            best->long_runs = longrun;
+            *first = (unsigned)__builtin_ctzll(best_runs);
+            return best;
         }
     }
-    mrn_lock_release(&mrn_pool_lock);
+    return NULL;
 }
 
-size_t mrn_pool_blocks(size_t *decommitted) {
+mrn_block *mrn_pool_get(unsigned k, bool *zero) {
+    MRN_STAT_ADD(block_gets, k);
+    for (;;) {
+        mrn_lock_acquire(&mrn_pool_lock);
+        unsigned first;
+        mrn_chunk *c = mrn_pool_place(k, &first);
+        if (c) {
+            bool z = mrn_chunk_take(c, first, k);
+            mrn_lock_release(&mrn_pool_lock);
+            if (zero) *zero = z;
+            return (mrn_block *)((char *)c + (size_t)first * MRN_BLOCK_SIZE);
+        }
+        mrn_lock_release(&mrn_pool_lock);
+
+        /* No run fits: a new chunk, mapped outside the lock, then search again (another thread may
+         * take part of it meanwhile; the search finds a run wherever it is). */
+        c = mrn_chunk_map();
+        if (!c) return NULL;
+        mrn_lock_acquire(&mrn_pool_lock);
+        mrn_pool_mapped++;
+        mrn_pool_cold += 63;
+        mrn_chunk_list(c, true);
+        mrn_lock_release(&mrn_pool_lock);
+    }
+}
+
+static void mrn_pool_put_locked(mrn_block *b, unsigned k, mrn_trim *t, size_t *n) {
+    mrn_chunk *c = mrn_chunk_of(b);
+    unsigned first = (unsigned)(((uintptr_t)b - (uintptr_t)c) / MRN_BLOCK_SIZE);
+    c->free |= mrn_run_mask(first, k);
+    mrn_pool_warm += k;
+    mrn_chunk_list(c, true);
+    if (mrn_pool_warm > 2 * mrn_pool_keep) *n += mrn_trim_plan(t + *n, mrn_pool_keep);
+}
+
+void mrn_pool_put(mrn_block *b, unsigned k) {
+    MRN_STAT_ADD(block_puts, k);
+    /* relaxed: the block has no owner now; the lock below hands it to the next one */
+    atomic_store_explicit(&b->owner_tag, 0, memory_order_relaxed);
+    mrn_trim t[MRN_TRIM_MAX + 1];
+    size_t n = 0;
     mrn_lock_acquire(&mrn_pool_lock);
-    size_t n = mrn_pool_count;
-    *decommitted = mrn_cold_count;
+    mrn_pool_put_locked(b, k, t, &n);
+    mrn_lock_release(&mrn_pool_lock);
+    mrn_trim_do(t, n);
+}
+
+void mrn_pool_trim(size_t keep) {
+    mrn_trim t[MRN_TRIM_MAX];
+    size_t n;
+    do {
+        mrn_lock_acquire(&mrn_pool_lock);
+        n = mrn_trim_plan(t, keep);
+        mrn_lock_release(&mrn_pool_lock);
+        mrn_trim_do(t, n);
+    } while (n == MRN_TRIM_MAX);
+}
+
+size_t mrn_pool_blocks(size_t *cold, size_t *chunks) {
+    mrn_lock_acquire(&mrn_pool_lock);
+    size_t n = mrn_pool_warm;
+    *cold = mrn_pool_cold;
+    *chunks = mrn_pool_mapped;
     mrn_lock_release(&mrn_pool_lock);
     return n;
 }

@@ -1,0 +1,121 @@
+/* The pool of blocks (src/alloc/pool.c) driven directly by two threads: runs of 1 to 63 blocks
+ * taken and given back in random order, with a small resident bound so that trims (decommits of
+ * runs in transit, unmapped chunks) happen all along. Checks that runs never overlap (each block of a
+ * run carries the run's stamp, checked before the run goes back), that a run said to read as zero
+ * does, that freed neighbours merge (chunks filled with short runs, given back in random order, each
+ * give a whole-chunk run without a new chunk), and that a trim to nothing unmaps every chunk. */
+#include "check.h"
+
+#include "alloc_test.h"
+
+#include "alloc/alloc.h" /* the pool's functions and counters, linked from libmerino.a */
+
+enum { SLOTS = 64, THREADS = 2 };
+
+typedef struct run {
+    mrn_block *b;
+    unsigned k;
+    uint64_t tag;
+} run;
+
+static long g_rounds;
+static uint64_t g_seed;
+
+/* The words a run's stamp sits in: past the block header's place in each block, and the run's last. */
+static uint64_t *word(const run *r, unsigned i) {
+    return (uint64_t *)((char *)r->b + (size_t)i * MRN_BLOCK_SIZE + MRN_BLOCK_HDR);
+}
+static uint64_t *last_word(const run *r) {
+    return (uint64_t *)((char *)r->b + (size_t)r->k * MRN_BLOCK_SIZE - 8);
+}
+
+static void take(run *r, uint64_t *s) {
+    uint64_t x = at_next(s);
+    r->k = (x & 3) ? 1 + (unsigned)(x >> 8) % 8 : 1 + (unsigned)(x >> 8) % 63; /* short runs more often */
+    r->tag = at_next(s);
+    bool zero = false;
+    r->b = mrn_pool_get(r->k, &zero);
+    CHECK(r->b != NULL);
+    CHECK_MSG(((uintptr_t)r->b & (MRN_BLOCK_SIZE - 1)) == 0, "run %p not aligned to a block", (void *)r->b);
+    for (unsigned i = 0; i < r->k; i++) {
+        if (zero) CHECK_MSG(*word(r, i) == 0, "a run said to read as zero has %#llx in block %u",
+                            (unsigned long long)*word(r, i), i);
+        *word(r, i) = r->tag + i;
+    }
+    if (zero) CHECK(*last_word(r) == 0);
+    *last_word(r) = ~r->tag;
+}
+
+static void give_back(run *r) {
+    for (unsigned i = 0; i < r->k; i++)
+        CHECK_MSG(*word(r, i) == r->tag + i, "block %u of a run of %u at %p was overwritten: two runs overlap",
+                  i, r->k, (void *)r->b);
+    CHECK(*last_word(r) == ~r->tag);
+    mrn_pool_put(r->b, r->k);
+    r->b = NULL;
+}
+
+static void *churn(void *arg) {
+    uint64_t s = g_seed + (uint64_t)(uintptr_t)arg;
+    run slots[SLOTS] = {{0}};
+    for (long i = 0; i < g_rounds; i++) {
+        run *r = &slots[at_next(&s) % SLOTS];
+        if (r->b)
+            give_back(r);
+        else
+            take(r, &s);
+    }
+    for (int i = 0; i < SLOTS; i++)
+        if (slots[i].b) give_back(&slots[i]);
+    return NULL;
+}
+
+static size_t chunks_now(void) {
+    size_t cold, chunks;
+    mrn_pool_blocks(&cold, &chunks);
+    return chunks;
+}
+
+int main(void) {
+    g_seed = at_seed("test_alloc_pool");
+    g_rounds = (long)(20000 * check_scale());
+    mrn_pool_keep = 16; /* trims all along (no heap exists yet: nothing else reads it) */
+    pthread_t t[THREADS];
+    for (int i = 0; i < THREADS; i++) CHECK(pthread_create(&t[i], NULL, churn, (void *)(uintptr_t)i) == 0);
+    for (int i = 0; i < THREADS; i++) pthread_join(t[i], NULL);
+    size_t decommits = atomic_load(&mrn_stats.decommits), unmaps = atomic_load(&mrn_stats.chunk_unmaps);
+    CHECK_MSG(decommits > 0 && unmaps > 0, "no trim happened (%zu blocks decommitted, %zu chunks unmapped): "
+              "the test did not test it", decommits, unmaps);
+
+    /* Merging: with no trims now, fill some chunks with short runs, give them back in random order;
+     * then every chunk mapped holds one free run of 63 blocks. */
+    mrn_pool_keep = (size_t)1 << 20;
+    enum { MANY = 4 * 63 };
+    static run many[MANY];
+    uint64_t s = g_seed;
+    for (int i = 0; i < MANY; i++) take(&many[i], &s);
+    for (int i = MANY - 1; i > 0; i--) { /* shuffle */
+        int j = (int)(at_next(&s) % (uint64_t)(i + 1));
+        run x = many[i];
+        many[i] = many[j];
+        many[j] = x;
+    }
+    for (int i = 0; i < MANY; i++) give_back(&many[i]);
+    size_t left = chunks_now(), mapped = atomic_load(&mrn_stats.chunks);
+    CHECK(left >= 2);
+    for (size_t i = 0; i < left; i++) {
+        many[i].b = mrn_pool_get(63, NULL);
+        CHECK(many[i].b != NULL);
+    }
+    CHECK_MSG(atomic_load(&mrn_stats.chunks) == mapped, "%zu whole-chunk runs mapped %zu new chunks with %zu "
+              "chunks entirely free: freed blocks do not merge", left,
+              (size_t)atomic_load(&mrn_stats.chunks) - mapped, left);
+    for (size_t i = 0; i < left; i++) mrn_pool_put(many[i].b, 63);
+
+    mrn_pool_trim(0);
+    CHECK_MSG(chunks_now() == 0, "%zu chunks still mapped after a trim to nothing with every block free", chunks_now());
+    printf("test_alloc_pool: %d threads x %ld runs of 1..63 blocks; %zu blocks decommitted, %zu chunks unmapped "
+           "along the way; %zu chunks of short runs given back merged into whole runs; all unmapped by a trim\n",
+           THREADS, g_rounds, decommits, unmaps, left);
+    return 0;
+}
