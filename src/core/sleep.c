@@ -5,6 +5,7 @@
  * seq_cst), so one of the two sees the other. The futex word is an epoch read before counting:
  * a wake between the check and the wait makes the wait return at once. */
 #include "core.h"
+#include "backoff.h"
 
 #include "merino/internal/layer.h"
 
@@ -124,3 +125,14 @@ void merino__help_nap(unsigned us) {
 }
 
 void merino__help_wake(void) { mrn_wake_all(); }
+
+/* backoff.h's policy behind a call, for layers built as libraries of their own (the settings it
+ * reads are hidden in libmerino). */
+int merino__backoff(merino__backoff_state *b) {
+    mrn_backoff m = {b->fails, b->yield_from, b->now};
+    mrn_backoff_step step = mrn_backoff_wait(&m);
+    b->fails = m.fails;
+    b->yield_from = m.yield_from;
+    b->now = m.now;
+    return step == MRN_SLEEP_NOW;
+}

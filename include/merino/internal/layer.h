@@ -43,6 +43,16 @@ MERINO_API void merino__help_nap(unsigned us);
 /* Wakes the workers sleeping in the idle loop (a load when there are none). */
 MERINO_API void merino__help_wake(void);
 
+/* The runtime's one back-off policy (spin, yield, then sleep; the pool's idle settings) for a
+ * layer's wait: a state zeroed to start and after each success; after each failed attempt,
+ * merino__backoff spins or yields and returns 0, or returns 1 when the wait should sleep now (and
+ * keeps returning 1 until the state is zeroed). */
+typedef struct merino__backoff_state {
+    unsigned fails;
+    uint64_t yield_from, now;
+} merino__backoff_state;
+MERINO_API int merino__backoff(merino__backoff_state *b);
+
 #ifdef __cplusplus
 }
 #endif
