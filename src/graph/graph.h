@@ -58,27 +58,112 @@ typedef struct mrn_gworker {
     unsigned index;
 } mrn_gworker;
 
-/* ---- alloc.c ---- */
+/* ---- alloc.c (fast paths inline: every task object pays for them) ---- */
 
-/* The calling thread's graph state, or NULL on a thread that is not a worker. */
-mrn_gworker *mrn_gself(void);
+extern mrn_gworker *mrn_gworkers[MERINO_MAX_WORKERS]; /* atomic elements: by worker index */
+
 /* Worker index i's graph state, or NULL when no thread has run task objects as worker i. */
-mrn_gworker *mrn_gworker_at(unsigned i);
-/* A task with data_bytes of data, its header set to defaults (no parent, no group, count 0). */
-merino_task *mrn_task_new(mrn_gworker *gw, merino_task_fn *fn, size_t data_bytes);
+static inline mrn_gworker *mrn_gworker_at(unsigned i) {
+    return __atomic_load_n(&mrn_gworkers[i], __ATOMIC_ACQUIRE); /* acquire: its initialization */
+}
+/* Makes the calling worker's graph state (NULL on a thread that is not a worker). */
+mrn_gworker *mrn_gworker_make_self(void);
+/* The calling thread's graph state, or NULL on a thread that is not a worker. */
+static inline mrn_gworker *mrn_gself(void) {
+    mrn_worker *w = mrn_self();
+    if (MRN_UNLIKELY(w == NULL)) return NULL;
+    /* relaxed: only this thread (the index's occupant) stores it */
+    mrn_gworker *gw = __atomic_load_n(&mrn_gworkers[w->index], __ATOMIC_RELAXED);
+    return MRN_LIKELY(gw != NULL) ? gw : mrn_gworker_make_self();
+}
+
+/* The header of a new task: defaults (no parent, no group, count 0). */
+static inline void mrn_task_init(merino_task *t, merino_task_fn *fn) {
+    t->merino__execute = fn;
+    t->merino__destroy = NULL;
+    t->merino__parent = NULL;
+    t->merino__group = NULL;
+    t->merino__seq = 0;
+    t->merino__depth = 0;
+    __atomic_store_n(&t->merino__refs, 0, __ATOMIC_RELAXED); /* relaxed: published by the spawn */
+    __atomic_store_n(&t->merino__state, MRN_T_ALLOCATED, __ATOMIC_RELAXED); /* relaxed: likewise */
+}
+/* Out of line: an empty free list, a large task, or no graph state (gw NULL). */
+merino_task *mrn_task_new_slow(mrn_gworker *gw, merino_task_fn *fn, size_t data_bytes);
+/* A task with data_bytes of data, its header set to defaults. Fast path: a pop from the free list
+ * of the smallest class (64 bytes of data), with no atomic. */
+static inline merino_task *mrn_task_new(mrn_gworker *gw, merino_task_fn *fn, size_t data_bytes) {
+    merino_task *t;
+    if (MRN_LIKELY(gw != NULL && data_bytes <= 128 - sizeof(merino_task) && (t = gw->free_list[0]) != NULL)) {
+        gw->free_list[0] = t->merino__parent;
+        mrn_task_init(t, fn);
+        return t;
+    }
+    return mrn_task_new_slow(gw, fn, data_bytes);
+}
+/* Out of line: a destroy function, another class, another worker's block, or malloc's. */
+void mrn_task_delete_slow(mrn_gworker *gw, merino_task *t);
 /* Calls the task's destroy function and returns it to its free list (gw: the caller's, or NULL). */
-void mrn_task_delete(mrn_gworker *gw, merino_task *t);
+static inline void mrn_task_delete(mrn_gworker *gw, merino_task *t) {
+    if (MRN_LIKELY(t->merino__destroy == NULL && t->merino__class == 0 && gw != NULL &&
+                   gw->index == t->merino__owner)) {
+        __atomic_store_n(&t->merino__state, MRN_T_FREE, __ATOMIC_RELAXED); /* relaxed: a debug aid */
+        t->merino__parent = gw->free_list[0];
+        gw->free_list[0] = t;
+        return;
+    }
+    mrn_task_delete_slow(gw, t);
+}
 
-/* ---- deque.c ---- */
+/* ---- deque.c (the owner's side inline) ---- */
 
-/* Pushes t at bottom; false when the deque is full. Owner only. */
-bool mrn_deque_push(mrn_gworker *gw, merino_task *t);
-/* Pops the newest task if it is deeper than above_depth, else NULL. Owner only. */
-merino_task *mrn_deque_pop(mrn_gworker *gw, int32_t above_depth);
+#define MRN_MASK (MERINO_TASK_DEQUE - 1)
+
 /* Steals the oldest task of victim if it is deeper than above_depth, else NULL. */
 merino_task *mrn_deque_steal(mrn_gworker *victim, int32_t above_depth);
 /* Whether gw's deque holds a task (seq_cst reads, for the sleep check). */
 bool mrn_deque_nonempty(mrn_gworker *gw);
+
+/* Pushes t at bottom; false when the deque is full. Owner only. */
+static inline bool mrn_deque_push(mrn_gworker *gw, merino_task *t) {
+    int64_t b = __atomic_load_n(&gw->bottom, __ATOMIC_RELAXED); /* relaxed: ours */
+    /* acquire: a thief's CAS of top is before our reuse of the slot it freed */
+    int64_t tp = __atomic_load_n(&gw->top, __ATOMIC_ACQUIRE);
+    if (MRN_UNLIKELY(b - tp >= MERINO_TASK_DEQUE)) return false;
+    /* relaxed: published by the release store of bottom below */
+    __atomic_store_n(&gw->slot[b & MRN_MASK], t, __ATOMIC_RELAXED);
+    __atomic_store_n(&gw->depth[b & MRN_MASK], t->merino__depth, __ATOMIC_RELAXED); /* relaxed: likewise */
+    /* release: the slot, and the task's header and data, for a thief's acquire of bottom */
+    __atomic_store_n(&gw->bottom, b + 1, __ATOMIC_RELEASE);
+    return true;
+}
+
+/* Pops the newest task if it is deeper than above_depth, else NULL. Owner only. */
+static inline merino_task *mrn_deque_pop(mrn_gworker *gw, int32_t above_depth) {
+    int64_t b = __atomic_load_n(&gw->bottom, __ATOMIC_RELAXED) - 1; /* relaxed: ours */
+    /* A peek first: the newest task, if any, must be deeper than above_depth. Its slot and depth
+     * are ours (thieves never write them); top read relaxed is only a hint here. */
+    if (b < __atomic_load_n(&gw->top, __ATOMIC_RELAXED)) return NULL;
+    if (__atomic_load_n(&gw->depth[b & MRN_MASK], __ATOMIC_RELAXED) <= above_depth) return NULL; /* relaxed: ours */
+    /* seq_cst (this store and the load of top): in one total order with a thief's loads of top
+     * and bottom, so that a thief and we do not both take the last task (Dekker) */
+    __atomic_store_n(&gw->bottom, b, __ATOMIC_SEQ_CST);
+    int64_t t = __atomic_load_n(&gw->top, __ATOMIC_SEQ_CST); /* seq_cst: see above */
+    merino_task *x = NULL;
+    if (t <= b) {
+        x = __atomic_load_n(&gw->slot[b & MRN_MASK], __ATOMIC_RELAXED); /* relaxed: our own store */
+        if (t == b) {
+            /* The last task: race the thieves for it. seq_cst: as the fence above */
+            if (!__atomic_compare_exchange_n(&gw->top, &t, t + 1, false, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED))
+                x = NULL;
+            __atomic_store_n(&gw->bottom, b + 1, __ATOMIC_RELAXED); /* relaxed: empty either way */
+        }
+    } else {
+        __atomic_store_n(&gw->bottom, b + 1, __ATOMIC_RELAXED); /* relaxed: it was empty */
+    }
+    return x;
+}
+
 
 /* ---- task.c ---- */
 

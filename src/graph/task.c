@@ -1,13 +1,14 @@
 /* task.c — task objects: allocation, reference counts, spawning, running a task and its bypass
  * chain, waiting, recycling, and the work source the core's idle loop asks.
  *
- * The reference-count protocol (modelled in src/graph/model/refcount.c, a test):
+ * The reference-count protocol (modelled exhaustively by tests/test_graph_refcount.c):
  *  - The count is set before any child is spawned (relaxed: the spawn's release publishes it).
  *  - A finishing child decrements its parent's count with release order, so what it wrote (its
  *    result) happens before whatever reads the count and sees it drop. The one that brings it to
  *    zero makes the parent ready after an acquire fence (it then sees every other child's writes:
  *    the decrements form one release sequence) and runs it next unless execute returned a task
- *    to run (bypass); then it spawns it.
+ *    to run (bypass); then it spawns it. A child that loads (acquire) a count of 1 holds the last
+ *    reference: it stores 0 with no read-modify-write.
  *  - A task that waits for its children counts one more: they bring it to 1, never 0; the wait
  *    reads the count with acquire order until it is 1, then sets it to 0.
  *  - A task recycled as its own continuation counts one more too: the scheduler drops that one
@@ -108,14 +109,22 @@ __attribute__((noreturn, cold)) static void mrn_zero_while_running(void) {
 #define MRN_DROP_ORDER __ATOMIC_RELEASE
 #endif
 
-/* One reference of p dropped; returns p when that made it ready. */
+/* One reference of p dropped; returns p when that made it ready. A count of 1 is the last
+ * reference, ours: nobody else can change it, so it needs no read-modify-write (the TBB
+ * scheduler's shortcut; half the drops of a continuation with two children, when the first
+ * child finished before the second — always on one worker). */
 static merino_task *mrn_release_ref(merino_task *p) {
-    /* release: what this task wrote (its result) happens before the count is seen to drop */
-    if (__atomic_fetch_sub(&p->merino__refs, 1, MRN_DROP_ORDER) != 1) return NULL;
+    /* acquire: a count of 1 was left by the other references' release decrements: their writes */
+    if (__atomic_load_n(&p->merino__refs, __ATOMIC_ACQUIRE) == 1) {
+        __atomic_store_n(&p->merino__refs, 0, __ATOMIC_RELAXED); /* relaxed: ours alone now */
+    } else {
+        /* release: what this task wrote (its result) happens before the count is seen to drop */
+        if (__atomic_fetch_sub(&p->merino__refs, 1, MRN_DROP_ORDER) != 1) return NULL;
 #ifndef MERINO__TSAN
-    /* acquire: the writes of every child that decremented before us (one release sequence) */
-    __atomic_thread_fence(__ATOMIC_ACQUIRE);
+        /* acquire: the writes of every child that decremented before us (one release sequence) */
+        __atomic_thread_fence(__ATOMIC_ACQUIRE);
 #endif
+    }
     uint32_t s = __atomic_load_n(&p->merino__state, __ATOMIC_RELAXED); /* relaxed: ours now */
     if (MRN_UNLIKELY(s != MRN_T_ALLOCATED)) mrn_zero_while_running();
     return p;
