@@ -215,6 +215,9 @@ MERINO_API void merino__task_fail(merino_task *t, void *err, void (*drop)(void *
 MERINO_API void *merino__group_take_error(merino_task_group *g);
 /** Runs root as the one task of g (with the order 0) and waits for g. */
 MERINO_API int merino__group_run_root(merino_task_group *g, merino_task *root);
+/** Runs first (a task of g from merino__group_alloc, not spawned) at once on this worker, then
+ *  waits for g (from any thread: it enters the pool). */
+MERINO_API int merino__group_wait_after(merino_task_group *g, merino_task *first);
 /** Allocates a task of g with data_bytes of data; merino__group_spawn makes it ready (it counts in g
  *  from the allocation). */
 MERINO_API merino_task *merino__group_alloc(merino_task_group *g, merino_task_fn *fn, size_t data_bytes);

@@ -36,6 +36,10 @@ enum {
 #define MRN_CLASS_MALLOC 0xFFFF
 #define MRN_OWNER_NONE 0xFFFF
 #define MRN_CHUNK_BYTES 16384 /* blocks come from malloc in chunks of this many bytes */
+/* Context frames recorded per worker: nested task-object runs on one C stack (each nested wait is
+ * one level deeper); a frame beyond them is counted, not recorded (its direct tasks, if stolen,
+ * get the innermost recorded context). */
+#define MRN_FRAMES 128
 _Static_assert(sizeof(merino_task) == 64, "the task header is one cache line");
 _Static_assert(MERINO_MAX_WORKERS <= MRN_OWNER_NONE, "worker indexes fit merino__owner");
 _Static_assert((MERINO_TASK_DEQUE & (MERINO_TASK_DEQUE - 1)) == 0, "the deque is a power of two");
@@ -51,6 +55,16 @@ typedef struct mrn_gworker {
     _Alignas(MRN_CACHE_LINE) int64_t bottom; /* atomic: written by the owner only */
     merino_task *slot[MERINO_TASK_DEQUE];    /* atomic elements */
     int32_t depth[MERINO_TASK_DEQUE];        /* atomic elements: the depth of slot[i]'s task */
+
+    /* Context frames (task.c): where on this worker's direct task stack each running task
+     * object (or stolen direct task) began, and the task object whose context the direct tasks
+     * spawned above that point have — for a thief that steals one of them. The owner pushes and
+     * pops; thieves read (docs/graph.md, "Nesting"). */
+    _Alignas(MRN_CACHE_LINE) uint32_t nframes; /* atomic: frames pushed (may exceed MRN_FRAMES) */
+    struct mrn_frame {
+        merino__task *pos; /* atomic: merino__next when the frame began */
+        merino_task *ctx;  /* atomic: its context: the running task object, or NULL */
+    } frames[MRN_FRAMES];
 
     /* Free lists (alloc.c): blocks freed by other threads come back through remote. */
     _Alignas(MRN_CACHE_LINE) merino_task *remote[MRN_NCLASSES]; /* atomic: Treiber stacks */
@@ -167,8 +181,12 @@ static inline merino_task *mrn_deque_pop(mrn_gworker *gw, int32_t above_depth) {
 
 /* ---- task.c ---- */
 
-/* The task object running on this thread (innermost), or NULL. */
+/* The task object running on this thread (innermost), or NULL: its depth bounds the waits. */
 merino_task *mrn_graph_current(void);
+/* The context of code running here: the task object whose group a group made here nests in (the
+ * innermost frame's: a task object running here, or the one that spawned the stolen direct task
+ * running here), or NULL. */
+merino_task *mrn_graph_context(void);
 /* Registers the graph's work source with the core (once; cheap after the first call). */
 void mrn_graph_init(void);
 /* Makes t ready on gw: queued, or run at once when the deque is full. */

@@ -14,7 +14,7 @@
 
 void merino_task_group_init(merino_task_group *g) {
     mrn_graph_init();
-    merino_task *cur = mrn_graph_current();
+    merino_task *cur = mrn_graph_current(), *ctx = mrn_graph_context();
     merino_task *a = &g->merino__anchor;
     memset(a, 0, sizeof *a);
     a->merino__depth = cur ? cur->merino__depth : -1;
@@ -22,8 +22,8 @@ void merino_task_group_init(merino_task_group *g) {
     /* relaxed: the group is published to other threads by the spawn of its first task */
     __atomic_store_n(&a->merino__refs, 1, __ATOMIC_RELAXED);
     __atomic_store_n(&a->merino__state, MRN_T_ANCHOR, __ATOMIC_RELAXED); /* relaxed: likewise */
-    g->merino__outer = cur ? cur->merino__group : NULL;
-    g->merino__outer_seq = cur ? cur->merino__seq : 0;
+    g->merino__outer = ctx ? ctx->merino__group : NULL;
+    g->merino__outer_seq = ctx ? ctx->merino__seq : 0;
     /* relaxed, as refs (atomic stores: a graph's cancel may store the flag meanwhile) */
     __atomic_store_n(&g->merino__next_seq, 0, __ATOMIC_RELAXED);
     __atomic_store_n(&g->merino__failed_seq, UINT64_MAX, __ATOMIC_RELAXED); /* relaxed: as above */
@@ -126,15 +126,19 @@ int merino_task_group_wait(merino_task_group *g) {
     return w.status;
 }
 
+int merino__group_wait_after(merino_task_group *g, merino_task *first) {
+    mrn_wait_args w = {g, first, MERINO_COMPLETE};
+    mrn_on_worker(mrn_wait_here, &w);
+    return w.status;
+}
+
 int merino__group_run_root(merino_task_group *g, merino_task *root) {
     root->merino__parent = &g->merino__anchor;
     root->merino__group = g;
     root->merino__seq = __atomic_fetch_add(&g->merino__next_seq, 1, __ATOMIC_RELAXED); /* as alloc */
     root->merino__depth = g->merino__anchor.merino__depth + 1;
     __atomic_fetch_add(&g->merino__anchor.merino__refs, 1, __ATOMIC_RELAXED); /* as alloc */
-    mrn_wait_args w = {g, root, MERINO_COMPLETE};
-    mrn_on_worker(mrn_wait_here, &w);
-    return w.status;
+    return merino__group_wait_after(g, root);
 }
 
 int merino_task_spawn_root_and_wait(merino_task *root) {

@@ -31,6 +31,81 @@ merino_task *mrn_graph_current(void) { return mrn_current; }
 
 merino_task *merino__task_current(void) { return mrn_current; }
 
+/* ---- context frames ------------------------------------------------------------------------------ */
+
+/* A frame is pushed where a task object starts running (mrn_execute: its context is the task,
+ * updated along the bypass chain) and where a thief starts a stolen direct task (its context is
+ * the victim's frame that holds the stolen descriptor). Why a thief can read the victim's frames:
+ * while the stolen descriptor q is not joined, the frames the victim had when it spawned q stay
+ * (each belongs to code that must join q before it returns) and were written before q was
+ * published (the steal's acquire orders them); any frame pushed since begins above q. So the
+ * innermost frame below nframes whose pos is at or below q is q's context, whatever the victim
+ * does meanwhile (frames are read with relaxed atomics: a frame being rewritten begins above q
+ * in its old and its new value alike — every write of a frame at an index the victim reached
+ * again after spawning q has pos above q, and nframes' acquire shows at least those). */
+
+static inline void mrn_frame_push(mrn_gworker *gw, merino__task *pos, merino_task *ctx) {
+    uint32_t n = __atomic_load_n(&gw->nframes, __ATOMIC_RELAXED); /* relaxed: the owner's */
+    if (MRN_LIKELY(n < MRN_FRAMES)) {
+        __atomic_store_n(&gw->frames[n].pos, pos, __ATOMIC_RELAXED); /* relaxed: published by nframes */
+        __atomic_store_n(&gw->frames[n].ctx, ctx, __ATOMIC_RELAXED); /* relaxed: likewise */
+    }
+    __atomic_store_n(&gw->nframes, n + 1, __ATOMIC_RELEASE); /* release: the frame, for thieves */
+}
+
+static inline void mrn_frame_set(mrn_gworker *gw, merino_task *ctx) {
+    uint32_t n = __atomic_load_n(&gw->nframes, __ATOMIC_RELAXED); /* relaxed: the owner's */
+    /* relaxed: the task now running in this frame; a thief reads it only while a direct task this
+     * task spawned is stolen, which this task joins before it returns: no change it could see */
+    if (MRN_LIKELY(n <= MRN_FRAMES)) __atomic_store_n(&gw->frames[n - 1].ctx, ctx, __ATOMIC_RELAXED);
+}
+
+static inline void mrn_frame_pop(mrn_gworker *gw) {
+    uint32_t n = __atomic_load_n(&gw->nframes, __ATOMIC_RELAXED); /* relaxed: the owner's */
+    __atomic_store_n(&gw->nframes, n - 1, __ATOMIC_RELAXED); /* relaxed: thieves ignore frames above q */
+}
+
+/* The context of gw's frames for the direct-stack descriptor q (see above), or NULL. */
+static merino_task *mrn_frame_context(mrn_gworker *gw, merino__task *q) {
+    uint32_t n = __atomic_load_n(&gw->nframes, __ATOMIC_ACQUIRE); /* acquire: the frames below n */
+    if (n > MRN_FRAMES) n = MRN_FRAMES;
+    while (n > 0) {
+        n--;
+        if (__atomic_load_n(&gw->frames[n].pos, __ATOMIC_RELAXED) <= q) /* relaxed: see above */
+            return __atomic_load_n(&gw->frames[n].ctx, __ATOMIC_RELAXED); /* relaxed: likewise */
+    }
+    return NULL;
+}
+
+merino_task *mrn_graph_context(void) {
+    mrn_gworker *gw = mrn_self() ? mrn_gworker_at(mrn_self()->index) : NULL;
+    if (!gw) return NULL;
+    uint32_t n = __atomic_load_n(&gw->nframes, __ATOMIC_RELAXED); /* relaxed: ours */
+    if (n == 0) return NULL;
+    if (n > MRN_FRAMES) n = MRN_FRAMES;
+    return __atomic_load_n(&gw->frames[n - 1].ctx, __ATOMIC_RELAXED); /* relaxed: ours */
+}
+
+/* The steal hook (src/core/core.h): a thief that takes victim's descriptor t runs it in t's
+ * context. Nothing to do when neither worker has ever run task objects. */
+#define MRN_NO_FRAME ((void *)1)
+
+static void *mrn_steal_enter(mrn_worker *self, mrn_worker *victim, merino__task *t, merino__task *top) {
+    mrn_gworker *vg = mrn_gworker_at(victim->index);
+    merino_task *ctx = vg ? mrn_frame_context(vg, t) : NULL;
+    mrn_gworker *gw = ctx ? mrn_gself() : mrn_gworker_at(self->index);
+    if (!gw) return MRN_NO_FRAME; /* no frames here: the context is already none */
+    mrn_frame_push(gw, top, ctx);
+    return gw;
+}
+
+static void mrn_steal_leave(mrn_worker *self, void *saved) {
+    (void)self;
+    if (saved != MRN_NO_FRAME) mrn_frame_pop(saved);
+}
+
+static const mrn_steal_hook mrn_graph_hook = {mrn_steal_enter, mrn_steal_leave};
+
 /* ---- the work source ------------------------------------------------------------------------------ */
 
 /* A random other worker's graph state (the core's choice of victim), or NULL. */
@@ -79,6 +154,7 @@ static void mrn_graph_add_source(void) {
     mrn_sources_init(); /* the core's sources first: handed-over tasks, then the task stacks */
     if (mrn_source_add(&mrn_graph_source) != 0)
         mrn_fatal("no room for the task-object work source (MRN_MAX_SOURCES in src/core/core.h)");
+    if (mrn_steal_hook_set(&mrn_graph_hook) != 0) mrn_fatal("the core's steal hook is taken by another layer");
 }
 
 void mrn_graph_init(void) { pthread_once(&mrn_graph_once, mrn_graph_add_source); }
@@ -137,10 +213,12 @@ void mrn_spawn(mrn_gworker *gw, merino_task *t) {
 
 void mrn_execute(mrn_gworker *gw, merino_task *t) {
     merino_task *outer = mrn_current;
+    mrn_frame_push(gw, merino__next, t);
     do {
         merino_task *next = NULL;
         __atomic_store_n(&t->merino__state, MRN_T_RUNNING, __ATOMIC_RELAXED); /* relaxed: this thread's */
         mrn_current = t;
+        mrn_frame_set(gw, t);
         if (MRN_LIKELY(!mrn_ctx_cancelled(t->merino__group, t->merino__seq))) next = t->merino__execute(t);
         mrn_current = outer;
         merino_task *ready = NULL;
@@ -170,6 +248,7 @@ void mrn_execute(mrn_gworker *gw, merino_task *t) {
         }
         t = next;
     } while (t);
+    mrn_frame_pop(gw);
 }
 
 void mrn_wait_for(mrn_gworker *gw, merino_task *anchor, int32_t depth) {
