@@ -200,6 +200,8 @@ def document(jsonl, meta, end, records, plots):
         L += ["### Region overhead", "", secs["region"]["title"] + ".", ""] + code_block(secs["region"]) + [""]
     if secs["per_tree"]:
         L += ["### One region per tree", "", secs["per_tree"]["title"] + ".", ""] + code_block(secs["per_tree"]) + [""]
+    if secs["taskobj"]:
+        L += ["### Task objects", "", secs["taskobj"]["title"] + ".", ""] + code_block(secs["taskobj"]) + [""]
     if plots:
         L += ["### Plots", ""]
         captions = {"speedup": "Speedup against serial per workload size and system",
