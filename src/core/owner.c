@@ -111,6 +111,8 @@ static void mrn_leapfrog(mrn_worker *w, merino__task *t, unsigned thief) {
             mrn_backoff_reset(&b);
         } else {
             mrn_check_orphan();
+            const mrn_steal_hook *hook = mrn_steal_hook_get(); /* CORE HOOK (graph), core.h */
+            if (hook) hook->waiting(w);
             mrn_backoff_pause(&b); /* the thief may be preempted: let it run */
         }
     }

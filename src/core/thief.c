@@ -11,6 +11,10 @@ static inline bool mrn_is_private(uintptr_t s) { return s >= MERINO__TASK_MIN &&
 
 static const mrn_steal_hook *mrn_hook; /* atomic: set once */
 
+const mrn_steal_hook *mrn_steal_hook_get(void) {
+    return __atomic_load_n(&mrn_hook, __ATOMIC_ACQUIRE); /* acquire: pairs with mrn_steal_hook_set */
+}
+
 int mrn_steal_hook_set(const mrn_steal_hook *h) {
     const mrn_steal_hook *none = NULL;
     /* release: the hook's functions (static) before a thief that reads the pointer calls them */
@@ -62,8 +66,7 @@ bool mrn_steal(mrn_worker *self, mrn_worker *victim, merino__task *top) {
     merino__task *floor = self->floor;
     self->floor = top; /* a join below top has no spawn in the stolen task */
     merino__next = top;
-    /* acquire: pairs with mrn_steal_hook_set */
-    const mrn_steal_hook *hook = __atomic_load_n(&mrn_hook, __ATOMIC_ACQUIRE);
+    const mrn_steal_hook *hook = mrn_steal_hook_get();
     void *saved = hook ? hook->enter(self, victim, t, top) : NULL;
     ((merino__wrap_fn)s)(top, t);
     if (hook) hook->leave(self, saved);

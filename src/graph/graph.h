@@ -50,9 +50,14 @@ _Static_assert((MERINO_TASK_DEQUE & (MERINO_TASK_DEQUE - 1)) == 0, "the deque is
  * for the life of the process (pools may stop and start again; the caller slot passes between
  * threads, one at a time). */
 typedef struct mrn_gworker {
-    /* The deque (deque.c): thieves take at top (oldest), the owner pushes and pops at bottom. */
-    _Alignas(MRN_CACHE_LINE) int64_t top; /* atomic */
+    /* The deque (deque.c): thieves take at top (oldest), the owner pushes and pops at bottom.
+     * [top, split) is public (thieves may take it), [split, bottom) private (the owner's alone). */
+    _Alignas(MRN_CACHE_LINE) int64_t top; /* atomic: thieves' CAS, and the owner's for the last public task */
+    int64_t split;                        /* atomic: written by the owner only */
+    _Alignas(MRN_CACHE_LINE) uint32_t want; /* atomic: a thief found nothing public (a request) */
     _Alignas(MRN_CACHE_LINE) int64_t bottom; /* atomic: written by the owner only */
+    int64_t own_split;                       /* the owner's copy of split */
+    int64_t own_top;                         /* the owner's last view of top (a lower bound) */
     merino_task *slot[MERINO_TASK_DEQUE];    /* atomic elements */
     int32_t depth[MERINO_TASK_DEQUE];        /* atomic elements: the depth of slot[i]'s task */
 
@@ -65,6 +70,7 @@ typedef struct mrn_gworker {
         merino__task *pos; /* atomic: merino__next when the frame began */
         merino_task *ctx;  /* atomic: its context: the running task object, or NULL */
     } frames[MRN_FRAMES];
+    merino_task *frame_overflow; /* where frames past MRN_FRAMES store their context (unread) */
 
     /* Free lists (alloc.c): blocks freed by other threads come back through remote. */
     _Alignas(MRN_CACHE_LINE) merino_task *remote[MRN_NCLASSES]; /* atomic: Treiber stacks */
@@ -138,46 +144,55 @@ merino_task *mrn_deque_steal(mrn_gworker *victim, int32_t above_depth);
 /* Whether gw's deque holds a task (seq_cst reads, for the sleep check). */
 bool mrn_deque_nonempty(mrn_gworker *gw);
 
-/* Pushes t at bottom; false when the deque is full. Owner only. */
+/* Makes every task of gw's deque public (a thief asked, or the owner is about to wait outside the
+ * graph layer). Owner only. */
+static inline void mrn_deque_publish(mrn_gworker *gw) {
+    int64_t b = __atomic_load_n(&gw->bottom, __ATOMIC_RELAXED); /* relaxed: ours */
+    if (b != gw->own_split) {
+        gw->own_split = b;
+        /* release: the slots and the tasks' headers and data, for a thief's acquire of split */
+        __atomic_store_n(&gw->split, b, __ATOMIC_RELEASE);
+    }
+    __atomic_store_n(&gw->want, 0, __ATOMIC_RELAXED); /* relaxed: a hint; a thief asks again */
+}
+
+/* Publishes gw's private tasks if a thief asked. Owner only: at every push, pop and task run. */
+static inline void mrn_deque_poll(mrn_gworker *gw) {
+    /* relaxed: a request carries no data (the thief reads split with acquire) */
+    if (MRN_UNLIKELY(__atomic_load_n(&gw->want, __ATOMIC_RELAXED))) mrn_deque_publish(gw);
+}
+
+/* Pushes t at bottom, private; false when the deque is full. Owner only. No fence and no
+ * read-modify-write: thieves do not look at or above split. */
 static inline bool mrn_deque_push(mrn_gworker *gw, merino_task *t) {
     int64_t b = __atomic_load_n(&gw->bottom, __ATOMIC_RELAXED); /* relaxed: ours */
-    /* acquire: a thief's CAS of top is before our reuse of the slot it freed */
-    int64_t tp = __atomic_load_n(&gw->top, __ATOMIC_ACQUIRE);
-    if (MRN_UNLIKELY(b - tp >= MERINO_TASK_DEQUE)) return false;
-    /* relaxed: published by the release store of bottom below */
+    if (MRN_UNLIKELY(b - gw->own_top >= MERINO_TASK_DEQUE)) {
+        /* acquire: a thief's CAS of top is before our reuse of the slot it freed */
+        gw->own_top = __atomic_load_n(&gw->top, __ATOMIC_ACQUIRE);
+        if (b - gw->own_top >= MERINO_TASK_DEQUE) return false;
+    }
+    /* relaxed: private until a publish's release store of split */
     __atomic_store_n(&gw->slot[b & MRN_MASK], t, __ATOMIC_RELAXED);
     __atomic_store_n(&gw->depth[b & MRN_MASK], t->merino__depth, __ATOMIC_RELAXED); /* relaxed: likewise */
-    /* release: the slot, and the task's header and data, for a thief's acquire of bottom */
-    __atomic_store_n(&gw->bottom, b + 1, __ATOMIC_RELEASE);
+    __atomic_store_n(&gw->bottom, b + 1, __ATOMIC_RELAXED); /* relaxed: thieves read it as a hint */
+    mrn_deque_poll(gw);
     return true;
 }
 
-/* Pops the newest task if it is deeper than above_depth, else NULL. Owner only. */
+/* Out of line: the newest task is public (deque.c). */
+merino_task *mrn_deque_pop_public(mrn_gworker *gw, int64_t b, int32_t above_depth);
+
+/* Pops the newest task if it is deeper than above_depth, else NULL. Owner only. A private task
+ * costs no fence and no read-modify-write; a public one is raced for with the thieves. */
 static inline merino_task *mrn_deque_pop(mrn_gworker *gw, int32_t above_depth) {
     int64_t b = __atomic_load_n(&gw->bottom, __ATOMIC_RELAXED) - 1; /* relaxed: ours */
-    /* A peek first: the newest task, if any, must be deeper than above_depth. Its slot and depth
-     * are ours (thieves never write them); top read relaxed is only a hint here. */
-    if (b < __atomic_load_n(&gw->top, __ATOMIC_RELAXED)) return NULL;
+    if (MRN_UNLIKELY(b < gw->own_split)) return mrn_deque_pop_public(gw, b, above_depth);
     if (__atomic_load_n(&gw->depth[b & MRN_MASK], __ATOMIC_RELAXED) <= above_depth) return NULL; /* relaxed: ours */
-    /* seq_cst (this store and the load of top): in one total order with a thief's loads of top
-     * and bottom, so that a thief and we do not both take the last task (Dekker) */
-    __atomic_store_n(&gw->bottom, b, __ATOMIC_SEQ_CST);
-    int64_t t = __atomic_load_n(&gw->top, __ATOMIC_SEQ_CST); /* seq_cst: see above */
-    merino_task *x = NULL;
-    if (t <= b) {
-        x = __atomic_load_n(&gw->slot[b & MRN_MASK], __ATOMIC_RELAXED); /* relaxed: our own store */
-        if (t == b) {
-            /* The last task: race the thieves for it. seq_cst: as the fence above */
-            if (!__atomic_compare_exchange_n(&gw->top, &t, t + 1, false, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED))
-                x = NULL;
-            __atomic_store_n(&gw->bottom, b + 1, __ATOMIC_RELAXED); /* relaxed: empty either way */
-        }
-    } else {
-        __atomic_store_n(&gw->bottom, b + 1, __ATOMIC_RELAXED); /* relaxed: it was empty */
-    }
+    __atomic_store_n(&gw->bottom, b, __ATOMIC_RELAXED); /* relaxed: ours */
+    merino_task *x = __atomic_load_n(&gw->slot[b & MRN_MASK], __ATOMIC_RELAXED); /* relaxed: our own store */
+    mrn_deque_poll(gw);
     return x;
 }
-
 
 /* ---- task.c ---- */
 

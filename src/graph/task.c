@@ -53,13 +53,6 @@ static inline void mrn_frame_push(mrn_gworker *gw, merino__task *pos, merino_tas
     __atomic_store_n(&gw->nframes, n + 1, __ATOMIC_RELEASE); /* release: the frame, for thieves */
 }
 
-static inline void mrn_frame_set(mrn_gworker *gw, merino_task *ctx) {
-    uint32_t n = __atomic_load_n(&gw->nframes, __ATOMIC_RELAXED); /* relaxed: the owner's */
-    /* relaxed: the task now running in this frame; a thief reads it only while a direct task this
-     * task spawned is stolen, which this task joins before it returns: no change it could see */
-    if (MRN_LIKELY(n <= MRN_FRAMES)) __atomic_store_n(&gw->frames[n - 1].ctx, ctx, __ATOMIC_RELAXED);
-}
-
 static inline void mrn_frame_pop(mrn_gworker *gw) {
     uint32_t n = __atomic_load_n(&gw->nframes, __ATOMIC_RELAXED); /* relaxed: the owner's */
     __atomic_store_n(&gw->nframes, n - 1, __ATOMIC_RELAXED); /* relaxed: thieves ignore frames above q */
@@ -95,6 +88,7 @@ static void *mrn_steal_enter(mrn_worker *self, mrn_worker *victim, merino__task 
     merino_task *ctx = vg ? mrn_frame_context(vg, t) : NULL;
     mrn_gworker *gw = ctx ? mrn_gself() : mrn_gworker_at(self->index);
     if (!gw) return MRN_NO_FRAME; /* no frames here: the context is already none */
+    mrn_deque_publish(gw); /* the stolen task may run long, or wait: our tasks are for the others */
     mrn_frame_push(gw, top, ctx);
     return gw;
 }
@@ -104,7 +98,13 @@ static void mrn_steal_leave(mrn_worker *self, void *saved) {
     if (saved != MRN_NO_FRAME) mrn_frame_pop(saved);
 }
 
-static const mrn_steal_hook mrn_graph_hook = {mrn_steal_enter, mrn_steal_leave};
+/* A join waits for a thief (the core's leapfrog): whoever it waits for may wait for our tasks. */
+static void mrn_steal_waiting(mrn_worker *self) {
+    mrn_gworker *gw = mrn_gworker_at(self->index);
+    if (gw) mrn_deque_poll(gw);
+}
+
+static const mrn_steal_hook mrn_graph_hook = {mrn_steal_enter, mrn_steal_leave, mrn_steal_waiting};
 
 /* ---- the work source ------------------------------------------------------------------------------ */
 
@@ -126,6 +126,7 @@ static merino_task *mrn_find_task(mrn_gworker *gw, int32_t depth) {
 static bool mrn_graph_run_one(mrn_worker *w) {
     mrn_gworker *gw = mrn_gworker_at(w->index);
     if (!gw) gw = mrn_gself();
+    if (MRN_UNLIKELY(!gw)) return false; /* not reached: w is this thread's */
     merino_task *t = mrn_find_task(gw, INT32_MIN);
     if (!t) return false;
     merino__task *floor = w->floor;
@@ -133,6 +134,7 @@ static bool mrn_graph_run_one(mrn_worker *w) {
     merino__next = w->pub.base;
     mrn_execute(gw, t);
     w->floor = floor;
+    mrn_deque_publish(gw); /* back to the idle loop, which may run other sources' work for long */
     return true;
 }
 
@@ -213,12 +215,18 @@ void mrn_spawn(mrn_gworker *gw, merino_task *t) {
 
 void mrn_execute(mrn_gworker *gw, merino_task *t) {
     merino_task *outer = mrn_current;
+    uint32_t n = __atomic_load_n(&gw->nframes, __ATOMIC_RELAXED); /* relaxed: the owner's */
+    /* this frame's context, or a dummy past the recorded ones (the innermost recorded one stays) */
+    merino_task **ctx = n < MRN_FRAMES ? &gw->frames[n].ctx : &gw->frame_overflow;
     mrn_frame_push(gw, merino__next, t);
     do {
         merino_task *next = NULL;
         __atomic_store_n(&t->merino__state, MRN_T_RUNNING, __ATOMIC_RELAXED); /* relaxed: this thread's */
         mrn_current = t;
-        mrn_frame_set(gw, t);
+        /* relaxed: the task now running in this frame; a thief reads it only while a direct task
+         * this task spawned is stolen, which this task joins before it returns */
+        __atomic_store_n(ctx, t, __ATOMIC_RELAXED);
+        mrn_deque_poll(gw); /* a bypass chain may run long without a push or pop */
         if (MRN_LIKELY(!mrn_ctx_cancelled(t->merino__group, t->merino__seq))) next = t->merino__execute(t);
         mrn_current = outer;
         merino_task *ready = NULL;
@@ -260,6 +268,7 @@ void mrn_wait_for(mrn_gworker *gw, merino_task *anchor, int32_t depth) {
             mrn_execute(gw, t);
             mrn_backoff_reset(&b);
         } else {
+            mrn_deque_poll(gw); /* our tasks not deep enough for us may be what a thief needs */
             mrn_backoff_pause(&b); /* a thief runs what we wait for: let it */
         }
     }
