@@ -4,9 +4,10 @@
  * Files and the direction of their calls (a file calls only files below it in this list):
  *   flow.c    dependency graphs: nodes, edges (cycles rejected as they are made), runs
  *   group.c   task groups: run, wait, cancel, failures (the serial order of exceptions)
- *   task.c    the task-object API, running a task and its bypass chain, spawning, waiting, and
- *             the work source the core's idle loop asks
- *   deque.c   each worker's deque of ready task objects (owner LIFO, thieves FIFO)
+ *   task.c    the task-object API, running a task and its bypass chain, spawning, waiting, the
+ *             work source the core's idle loop asks, and the core's steal hook (context frames)
+ *   deque.c   each worker's split deque of ready task objects (owner LIFO and private, thieves
+ *             FIFO from the public part); the owner's fast paths are inline below
  *   alloc.c   task objects from per-worker free lists, and each worker's graph state
  * All of them may call src/core and src/sys. */
 #ifndef MERINO_GRAPH_INTERNAL_H
