@@ -176,8 +176,8 @@ static void thief_step(state *s, int i) {
             take(s, s->th_x[i]);
         }
         break;
-    case 10:
-        if (s->bottom > s->th_s[i]) return; /* private tasks: ask */
+    case 10: /* nothing public: ask */
+        if (!s->want) return;
         break;
     case 11: s->want = 1; break;
     }

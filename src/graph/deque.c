@@ -53,10 +53,12 @@ merino_task *mrn_deque_steal(mrn_gworker *victim, int32_t above_depth) {
      * and the tasks' headers and data */
     int64_t s = __atomic_load_n(&victim->split, __ATOMIC_SEQ_CST);
     if (t >= s) {
-        /* Nothing public: ask, if the owner holds private tasks (relaxed: hints; the publish's
-         * release store of split carries the data) */
-        if (__atomic_load_n(&victim->bottom, __ATOMIC_RELAXED) > s && !__atomic_load_n(&victim->want, __ATOMIC_RELAXED))
-            __atomic_store_n(&victim->want, 1, __ATOMIC_RELAXED);
+        /* Nothing public: ask — also when the owner holds no private task yet, so that the next
+         * one it pushes is published at once, not after the task it runs next (a graph node that
+         * makes two successors ready pushes one and runs the other). relaxed: hints; the
+         * publish's release store of split carries the data. Stored only when not set already:
+         * the owner reads the line at every push and pop. */
+        if (!__atomic_load_n(&victim->want, __ATOMIC_RELAXED)) __atomic_store_n(&victim->want, 1, __ATOMIC_RELAXED);
         return NULL;
     }
     /* relaxed: ordered by the acquire above; valid if the CAS below succeeds (the owner refills
