@@ -30,6 +30,7 @@ static mrn_gworker *mrn_gworker_make(mrn_worker *w) {
                   w->index, sizeof *gw);
     memset(gw, 0, sizeof *gw);
     gw->index = w->index;
+    gw->fast.want = &gw->want;
     mrn_graph_init();
     /* release: the state is initialized before thieves find it; only this index's occupant makes
      * it, and occupants follow one another with release/acquire (enter.c) */
@@ -80,9 +81,9 @@ merino_task *mrn_task_new_slow(mrn_gworker *gw, merino_task_fn *fn, size_t data_
     unsigned c = mrn_class_of(data_bytes);
     merino_task *t;
     if (gw != NULL && c != MRN_CLASS_MALLOC) {
-        t = gw->free_list[c];
+        t = gw->fast.free_list[c];
         if (t == NULL) t = mrn_refill(gw, c);
-        gw->free_list[c] = t->merino__parent;
+        gw->fast.free_list[c] = t->merino__parent;
     } else {
         t = mrn_block_new_malloc(data_bytes);
     }
@@ -99,8 +100,8 @@ void mrn_task_delete_slow(mrn_gworker *gw, merino_task *t) {
         return;
     }
     if (gw && gw->index == t->merino__owner) {
-        t->merino__parent = gw->free_list[c];
-        gw->free_list[c] = t;
+        t->merino__parent = gw->fast.free_list[c];
+        gw->fast.free_list[c] = t;
         return;
     }
     mrn_gworker *owner = mrn_gworker_at(t->merino__owner);

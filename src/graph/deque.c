@@ -27,22 +27,22 @@ merino_task *mrn_deque_pop_public(mrn_gworker *gw, int64_t b, int32_t above_dept
     if (__atomic_load_n(&gw->depth[b & MRN_MASK], __ATOMIC_RELAXED) <= above_depth) return NULL; /* relaxed: ours */
     /* seq_cst (this store and the load of top): in one total order with a thief's loads of top
      * and split, so that a thief and we do not both take the last task (Dekker) */
-    gw->own_split = b;
+    gw->fast.own_split = b;
     __atomic_store_n(&gw->split, b, __ATOMIC_SEQ_CST);
-    __atomic_store_n(&gw->bottom, b, __ATOMIC_RELAXED); /* relaxed: ours */
+    __atomic_store_n(&gw->fast.bottom, b, __ATOMIC_RELAXED); /* relaxed: ours */
     int64_t t = __atomic_load_n(&gw->top, __ATOMIC_SEQ_CST); /* seq_cst: see above */
-    gw->own_top = t;
+    gw->fast.own_top = t;
     merino_task *x = __atomic_load_n(&gw->slot[b & MRN_MASK], __ATOMIC_RELAXED); /* relaxed: our own store */
     if (t < b) return x; /* thieves take below split = b only */
     if (t > b || !__atomic_compare_exchange_n(&gw->top, &t, t + 1, false, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED))
         x = NULL; /* a thief took it. seq_cst (the CAS): as the store above */
     else
-        gw->own_top = b + 1;
+        gw->fast.own_top = b + 1;
     /* Empty now (top = b + 1): split and bottom back above it. relaxed: a thief that reads this
      * split reads top = b + 1 first or fails its CAS (top has passed b) */
-    gw->own_split = b + 1;
+    gw->fast.own_split = b + 1;
     __atomic_store_n(&gw->split, b + 1, __ATOMIC_RELAXED);
-    __atomic_store_n(&gw->bottom, b + 1, __ATOMIC_RELAXED); /* relaxed: ours */
+    __atomic_store_n(&gw->fast.bottom, b + 1, __ATOMIC_RELAXED); /* relaxed: ours */
     return x;
 }
 
@@ -74,5 +74,5 @@ merino_task *mrn_deque_steal(mrn_gworker *victim, int32_t above_depth) {
 bool mrn_deque_nonempty(mrn_gworker *gw) {
     /* seq_cst: read by a worker about to sleep, after it counted itself as a sleeper */
     int64_t t = __atomic_load_n(&gw->top, __ATOMIC_SEQ_CST);
-    return __atomic_load_n(&gw->bottom, __ATOMIC_SEQ_CST) > t; /* seq_cst: likewise */
+    return __atomic_load_n(&gw->fast.bottom, __ATOMIC_SEQ_CST) > t; /* seq_cst: likewise */
 }

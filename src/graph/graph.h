@@ -13,8 +13,11 @@
 #ifndef MERINO_GRAPH_INTERNAL_H
 #define MERINO_GRAPH_INTERNAL_H
 
+#define MERINO_GRAPH_NO_INLINE /* the library defines the functions the header's macros replace */
 #include "core/core.h"
 #include "merino_graph.h"
+
+#include <stddef.h>
 
 /* ---- a task object's life ----------------------------------------------------------------------- */
 
@@ -22,11 +25,11 @@
  * (its execute is on a C stack), RECYCLED_CHILD / RECYCLED_CONT (running, and kept after it
  * returns), ANCHOR (a group's or a root wait's count: never runs), FREE (on a free list). */
 enum {
-    MRN_T_ALLOCATED = 1,
-    MRN_T_READY,
-    MRN_T_RUNNING,
-    MRN_T_RECYCLED_CHILD,
-    MRN_T_RECYCLED_CONT,
+    MRN_T_ALLOCATED = MERINO__T_ALLOCATED, /* the values the header's inline code sets */
+    MRN_T_READY = MERINO__T_READY,
+    MRN_T_RUNNING = 3,
+    MRN_T_RECYCLED_CHILD = MERINO__T_RECYCLED_CHILD,
+    MRN_T_RECYCLED_CONT = MERINO__T_RECYCLED_CONT,
     MRN_T_ANCHOR,
     MRN_T_FREE,
 };
@@ -56,9 +59,9 @@ typedef struct mrn_gworker {
     _Alignas(MRN_CACHE_LINE) int64_t top; /* atomic: thieves' CAS, and the owner's for the last public task */
     int64_t split;                        /* atomic: written by the owner only */
     _Alignas(MRN_CACHE_LINE) uint32_t want; /* atomic: a thief found nothing public (a request) */
-    _Alignas(MRN_CACHE_LINE) int64_t bottom; /* atomic: written by the owner only */
-    int64_t own_split;                       /* the owner's copy of split */
-    int64_t own_top;                         /* the owner's last view of top (a lower bound) */
+    /* The owner's line: bottom, its copies of split and top, the free lists (merino_graph.h's
+     * inline fast paths read and write these through merino__gcur; their slot and depth follow). */
+    _Alignas(MRN_CACHE_LINE) merino__gfast fast;
     merino_task *slot[MERINO_TASK_DEQUE];    /* atomic elements */
     int32_t depth[MERINO_TASK_DEQUE];        /* atomic elements: the depth of slot[i]'s task */
 
@@ -73,11 +76,17 @@ typedef struct mrn_gworker {
     } frames[MRN_FRAMES];
     merino_task *frame_overflow; /* where frames past MRN_FRAMES store their context (unread) */
 
-    /* Free lists (alloc.c): blocks freed by other threads come back through remote. */
+    /* Free lists (alloc.c): the owner's are fast.free_list; blocks freed by other threads come
+     * back through remote. */
     _Alignas(MRN_CACHE_LINE) merino_task *remote[MRN_NCLASSES]; /* atomic: Treiber stacks */
-    _Alignas(MRN_CACHE_LINE) merino_task *free_list[MRN_NCLASSES]; /* owner only */
     unsigned index;
 } mrn_gworker;
+_Static_assert(offsetof(mrn_gworker, slot) == offsetof(mrn_gworker, fast) + sizeof(merino__gfast),
+               "the slots follow the fast-path state (merino__gslot)");
+_Static_assert(offsetof(mrn_gworker, depth) == offsetof(mrn_gworker, slot) + sizeof(merino_task *) * MERINO_TASK_DEQUE,
+               "the depths follow the slots (merino__gdepth)");
+_Static_assert(sizeof(((merino__gfast *)0)->free_list) / sizeof(merino_task *) == MRN_NCLASSES,
+               "a free list per class");
 
 /* ---- alloc.c (fast paths inline: every task object pays for them) ---- */
 
@@ -99,24 +108,15 @@ static inline mrn_gworker *mrn_gself(void) {
 }
 
 /* The header of a new task: defaults (no parent, no group, count 0). */
-static inline void mrn_task_init(merino_task *t, merino_task_fn *fn) {
-    t->merino__execute = fn;
-    t->merino__destroy = NULL;
-    t->merino__parent = NULL;
-    t->merino__group = NULL;
-    t->merino__seq = 0;
-    t->merino__depth = 0;
-    __atomic_store_n(&t->merino__refs, 0, __ATOMIC_RELAXED); /* relaxed: published by the spawn */
-    __atomic_store_n(&t->merino__state, MRN_T_ALLOCATED, __ATOMIC_RELAXED); /* relaxed: likewise */
-}
+static inline void mrn_task_init(merino_task *t, merino_task_fn *fn) { merino__task_init(t, fn, NULL, NULL, 0, 0); }
 /* Out of line: an empty free list, a large task, or no graph state (gw NULL). */
 merino_task *mrn_task_new_slow(mrn_gworker *gw, merino_task_fn *fn, size_t data_bytes);
 /* A task with data_bytes of data, its header set to defaults. Fast path: a pop from the free list
  * of the smallest class (64 bytes of data), with no atomic. */
 static inline merino_task *mrn_task_new(mrn_gworker *gw, merino_task_fn *fn, size_t data_bytes) {
     merino_task *t;
-    if (MRN_LIKELY(gw != NULL && data_bytes <= 128 - sizeof(merino_task) && (t = gw->free_list[0]) != NULL)) {
-        gw->free_list[0] = t->merino__parent;
+    if (MRN_LIKELY(gw != NULL && data_bytes <= 128 - sizeof(merino_task) && (t = gw->fast.free_list[0]) != NULL)) {
+        gw->fast.free_list[0] = t->merino__parent;
         mrn_task_init(t, fn);
         return t;
     }
@@ -129,8 +129,8 @@ static inline void mrn_task_delete(mrn_gworker *gw, merino_task *t) {
     if (MRN_LIKELY(t->merino__destroy == NULL && t->merino__class == 0 && gw != NULL &&
                    gw->index == t->merino__owner)) {
         __atomic_store_n(&t->merino__state, MRN_T_FREE, __ATOMIC_RELAXED); /* relaxed: a debug aid */
-        t->merino__parent = gw->free_list[0];
-        gw->free_list[0] = t;
+        t->merino__parent = gw->fast.free_list[0];
+        gw->fast.free_list[0] = t;
         return;
     }
     mrn_task_delete_slow(gw, t);
@@ -148,9 +148,9 @@ bool mrn_deque_nonempty(mrn_gworker *gw);
 /* Makes every task of gw's deque public (a thief asked, or the owner is about to wait outside the
  * graph layer). Owner only. */
 static inline void mrn_deque_publish(mrn_gworker *gw) {
-    int64_t b = __atomic_load_n(&gw->bottom, __ATOMIC_RELAXED); /* relaxed: ours */
-    if (b != gw->own_split) {
-        gw->own_split = b;
+    int64_t b = __atomic_load_n(&gw->fast.bottom, __ATOMIC_RELAXED); /* relaxed: ours */
+    if (b != gw->fast.own_split) {
+        gw->fast.own_split = b;
         /* release: the slots and the tasks' headers and data, for a thief's acquire of split */
         __atomic_store_n(&gw->split, b, __ATOMIC_RELEASE);
     }
@@ -166,16 +166,11 @@ static inline void mrn_deque_poll(mrn_gworker *gw) {
 /* Pushes t at bottom, private; false when the deque is full. Owner only. No fence and no
  * read-modify-write: thieves do not look at or above split. */
 static inline bool mrn_deque_push(mrn_gworker *gw, merino_task *t) {
-    int64_t b = __atomic_load_n(&gw->bottom, __ATOMIC_RELAXED); /* relaxed: ours */
-    if (MRN_UNLIKELY(b - gw->own_top >= MERINO_TASK_DEQUE)) {
+    if (MRN_UNLIKELY(!merino__deque_try_push(&gw->fast, t))) {
         /* acquire: a thief's CAS of top is before our reuse of the slot it freed */
-        gw->own_top = __atomic_load_n(&gw->top, __ATOMIC_ACQUIRE);
-        if (b - gw->own_top >= MERINO_TASK_DEQUE) return false;
+        gw->fast.own_top = __atomic_load_n(&gw->top, __ATOMIC_ACQUIRE);
+        if (!merino__deque_try_push(&gw->fast, t)) return false;
     }
-    /* relaxed: private until a publish's release store of split */
-    __atomic_store_n(&gw->slot[b & MRN_MASK], t, __ATOMIC_RELAXED);
-    __atomic_store_n(&gw->depth[b & MRN_MASK], t->merino__depth, __ATOMIC_RELAXED); /* relaxed: likewise */
-    __atomic_store_n(&gw->bottom, b + 1, __ATOMIC_RELAXED); /* relaxed: thieves read it as a hint */
     mrn_deque_poll(gw);
     return true;
 }
@@ -186,10 +181,10 @@ merino_task *mrn_deque_pop_public(mrn_gworker *gw, int64_t b, int32_t above_dept
 /* Pops the newest task if it is deeper than above_depth, else NULL. Owner only. A private task
  * costs no fence and no read-modify-write; a public one is raced for with the thieves. */
 static inline merino_task *mrn_deque_pop(mrn_gworker *gw, int32_t above_depth) {
-    int64_t b = __atomic_load_n(&gw->bottom, __ATOMIC_RELAXED) - 1; /* relaxed: ours */
-    if (MRN_UNLIKELY(b < gw->own_split)) return mrn_deque_pop_public(gw, b, above_depth);
+    int64_t b = __atomic_load_n(&gw->fast.bottom, __ATOMIC_RELAXED) - 1; /* relaxed: ours */
+    if (MRN_UNLIKELY(b < gw->fast.own_split)) return mrn_deque_pop_public(gw, b, above_depth);
     if (__atomic_load_n(&gw->depth[b & MRN_MASK], __ATOMIC_RELAXED) <= above_depth) return NULL; /* relaxed: ours */
-    __atomic_store_n(&gw->bottom, b, __ATOMIC_RELAXED); /* relaxed: ours */
+    __atomic_store_n(&gw->fast.bottom, b, __ATOMIC_RELAXED); /* relaxed: ours */
     merino_task *x = __atomic_load_n(&gw->slot[b & MRN_MASK], __ATOMIC_RELAXED); /* relaxed: our own store */
     mrn_deque_poll(gw);
     return x;
@@ -207,8 +202,11 @@ merino_task *mrn_graph_context(void);
 void mrn_graph_init(void);
 /* Makes t ready on gw: queued, or run at once when the deque is full. */
 void mrn_spawn(mrn_gworker *gw, merino_task *t);
+/* Runs t, then the tasks it returns (bypass) and those its completion makes ready; with an anchor
+ * (a wait's), then our newest tasks deeper than depth too, while the anchor's count is not 1. */
+void mrn_execute_in(mrn_gworker *gw, merino_task *t, const merino_task *anchor, int32_t depth);
 /* Runs t, then the tasks it returns (bypass) and those its completion makes ready. */
-void mrn_execute(mrn_gworker *gw, merino_task *t);
+static inline void mrn_execute(mrn_gworker *gw, merino_task *t) { mrn_execute_in(gw, t, NULL, 0); }
 /* Runs other tasks until anchor's count is 1, stealing only tasks deeper than depth. */
 void mrn_wait_for(mrn_gworker *gw, merino_task *anchor, int32_t depth);
 /* Whether the context (group, seq) is cancelled: g or a group it is nested in was cancelled, or

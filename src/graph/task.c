@@ -27,6 +27,13 @@
 
 static __thread merino_task *mrn_current; /* the task object running on this thread, innermost */
 
+/* The fast-path state of the worker running a task object on this thread (merino_graph.h), set
+ * by mrn_execute_in for as long as it runs: only the thread occupying the worker's index runs
+ * there, so no stale pointer outlives a thread's turn in the caller slot. */
+MERINO_API __thread merino__gfast *merino__gcur __attribute__((tls_model("initial-exec")));
+
+void merino__graph_publish(void) { mrn_deque_publish((mrn_gworker *)((char *)merino__gcur - offsetof(mrn_gworker, fast))); }
+
 merino_task *mrn_graph_current(void) { return mrn_current; }
 
 merino_task *merino__task_current(void) { return mrn_current; }
@@ -213,8 +220,10 @@ void mrn_spawn(mrn_gworker *gw, merino_task *t) {
     if (MRN_UNLIKELY(!mrn_deque_push(gw, t))) mrn_execute(gw, t); /* full: run it now (bounded space) */
 }
 
-void mrn_execute(mrn_gworker *gw, merino_task *t) {
+void mrn_execute_in(mrn_gworker *gw, merino_task *t, const merino_task *anchor, int32_t depth) {
     merino_task *outer = mrn_current;
+    merino__gfast *outer_fast = merino__gcur;
+    merino__gcur = &gw->fast;
     uint32_t n = __atomic_load_n(&gw->nframes, __ATOMIC_RELAXED); /* relaxed: the owner's */
     /* this frame's context, or a dummy past the recorded ones (the innermost recorded one stays) */
     merino_task **ctx = n < MRN_FRAMES ? &gw->frames[n].ctx : &gw->frame_overflow;
@@ -254,8 +263,14 @@ void mrn_execute(mrn_gworker *gw, merino_task *t) {
             else
                 next = ready; /* depth first: the parent whose last child this was */
         }
+        /* A wait's chain goes on with our newest task deeper than the wait, in this frame (what the
+         * wait's loop would do next, without leaving and entering again), while the wait's count
+         * is not 1. relaxed: a hint; the wait reads the count again with acquire */
+        if (!next && anchor && __atomic_load_n(&anchor->merino__refs, __ATOMIC_RELAXED) != 1)
+            next = mrn_deque_pop(gw, depth);
         t = next;
     } while (t);
+    merino__gcur = outer_fast;
     mrn_frame_pop(gw);
 }
 
@@ -265,7 +280,7 @@ void mrn_wait_for(mrn_gworker *gw, merino_task *anchor, int32_t depth) {
     while (__atomic_load_n(&anchor->merino__refs, __ATOMIC_ACQUIRE) != 1) {
         merino_task *t = mrn_find_task(gw, depth);
         if (t) {
-            mrn_execute(gw, t);
+            mrn_execute_in(gw, t, anchor, depth);
             mrn_backoff_reset(&b);
         } else {
             mrn_deque_poll(gw); /* our tasks not deep enough for us may be what a thief needs */
@@ -314,19 +329,13 @@ merino_task *merino_task_alloc_root(merino_task_fn *fn, size_t data_bytes) {
 
 merino_task *merino_task_alloc_child(merino_task *parent, merino_task_fn *fn, size_t data_bytes) {
     merino_task *t = mrn_task_new(mrn_gself(), fn, data_bytes);
-    t->merino__parent = parent;
-    t->merino__group = parent->merino__group;
-    t->merino__seq = parent->merino__seq;
-    t->merino__depth = parent->merino__depth + 1;
+    merino__task_init(t, fn, parent, parent->merino__group, parent->merino__seq, parent->merino__depth + 1);
     return t;
 }
 
 merino_task *merino_task_alloc_continuation(merino_task *self, merino_task_fn *fn, size_t data_bytes) {
     merino_task *c = mrn_task_new(mrn_gself(), fn, data_bytes);
-    c->merino__parent = self->merino__parent;
-    c->merino__group = self->merino__group;
-    c->merino__seq = self->merino__seq;
-    c->merino__depth = self->merino__depth;
+    merino__task_init(c, fn, self->merino__parent, self->merino__group, self->merino__seq, self->merino__depth);
     self->merino__parent = NULL;
     return c;
 }
@@ -337,10 +346,7 @@ void merino_task_set_destroy(merino_task *t, merino_task_destroy_fn *fn) { t->me
 
 void merino_task_set_execute(merino_task *t, merino_task_fn *fn) { t->merino__execute = fn; }
 
-void merino_task_set_ref_count(merino_task *t, int count) {
-    /* relaxed: published to the children by their spawn (the deque's release) or bypass (same thread) */
-    __atomic_store_n(&t->merino__refs, count, __ATOMIC_RELAXED);
-}
+void merino_task_set_ref_count(merino_task *t, int count) { merino__task_set_ref_count(t, count); }
 
 int merino_task_ref_count(const merino_task *t) {
     return __atomic_load_n(&t->merino__refs, __ATOMIC_RELAXED); /* relaxed: a snapshot */
@@ -374,14 +380,10 @@ void merino_task_spawn_and_wait_for_all(merino_task *self, merino_task *child) {
 }
 
 void merino_task_recycle_as_child_of(merino_task *self, merino_task *new_parent) {
-    self->merino__parent = new_parent;
-    self->merino__depth = new_parent->merino__depth + 1;
-    __atomic_store_n(&self->merino__state, MRN_T_RECYCLED_CHILD, __ATOMIC_RELAXED); /* relaxed: ours */
+    merino__task_recycle_as_child_of(self, new_parent);
 }
 
-void merino_task_recycle_as_continuation(merino_task *self) {
-    __atomic_store_n(&self->merino__state, MRN_T_RECYCLED_CONT, __ATOMIC_RELAXED); /* relaxed: ours */
-}
+void merino_task_recycle_as_continuation(merino_task *self) { merino__task_recycle_as_continuation(self); }
 
 void merino_task_cancel(merino_task *t) {
     if (t->merino__group) merino_task_group_cancel(t->merino__group);
