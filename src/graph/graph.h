@@ -126,8 +126,9 @@ static inline merino_task *mrn_task_new(mrn_gworker *gw, merino_task_fn *fn, siz
 void mrn_task_delete_slow(mrn_gworker *gw, merino_task *t);
 /* Calls the task's destroy function and returns it to its free list (gw: the caller's, or NULL). */
 static inline void mrn_task_delete(mrn_gworker *gw, merino_task *t) {
-    if (MRN_LIKELY(t->merino__destroy == NULL && t->merino__class == 0 && gw != NULL &&
-                   gw->index == t->merino__owner)) {
+    /* no destroy function, class 0 and owner gw: one compare of the two 16-bit fields */
+    if (MRN_LIKELY(gw != NULL && t->merino__destroy == NULL &&
+                   (t->merino__class | (uint32_t)t->merino__owner << 16) == gw->index << 16)) {
         __atomic_store_n(&t->merino__state, MRN_T_FREE, __ATOMIC_RELAXED); /* relaxed: a debug aid */
         t->merino__parent = gw->fast.free_list[0];
         gw->fast.free_list[0] = t;
@@ -180,12 +181,17 @@ merino_task *mrn_deque_pop_public(mrn_gworker *gw, int64_t b, int32_t above_dept
 
 /* Pops the newest task if it is deeper than above_depth, else NULL. Owner only. A private task
  * costs no fence and no read-modify-write; a public one is raced for with the thieves. */
-static inline merino_task *mrn_deque_pop(mrn_gworker *gw, int32_t above_depth) {
+/* mrn_deque_pop without the poll of requests, for a caller that polls before it runs the task. */
+static inline merino_task *mrn_deque_pop_unpolled(mrn_gworker *gw, int32_t above_depth) {
     int64_t b = __atomic_load_n(&gw->fast.bottom, __ATOMIC_RELAXED) - 1; /* relaxed: ours */
     if (MRN_UNLIKELY(b < gw->fast.own_split)) return mrn_deque_pop_public(gw, b, above_depth);
     if (__atomic_load_n(&gw->depth[b & MRN_MASK], __ATOMIC_RELAXED) <= above_depth) return NULL; /* relaxed: ours */
     __atomic_store_n(&gw->fast.bottom, b, __ATOMIC_RELAXED); /* relaxed: ours */
-    merino_task *x = __atomic_load_n(&gw->slot[b & MRN_MASK], __ATOMIC_RELAXED); /* relaxed: our own store */
+    return __atomic_load_n(&gw->slot[b & MRN_MASK], __ATOMIC_RELAXED); /* relaxed: our own store */
+}
+
+static inline merino_task *mrn_deque_pop(mrn_gworker *gw, int32_t above_depth) {
+    merino_task *x = mrn_deque_pop_unpolled(gw, above_depth);
     mrn_deque_poll(gw);
     return x;
 }

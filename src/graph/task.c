@@ -32,7 +32,17 @@ static __thread merino_task *mrn_current; /* the task object running on this thr
  * there, so no stale pointer outlives a thread's turn in the caller slot. */
 MERINO_API __thread merino__gfast *merino__gcur __attribute__((tls_model("initial-exec")));
 
-void merino__graph_publish(void) { mrn_deque_publish((mrn_gworker *)((char *)merino__gcur - offsetof(mrn_gworker, fast))); }
+static inline mrn_gworker *mrn_gworker_of(merino__gfast *f) {
+    return (mrn_gworker *)((char *)f - offsetof(mrn_gworker, fast));
+}
+
+/* The calling thread's graph state: merino__gcur's while a task object runs (no lookup). */
+static inline mrn_gworker *mrn_gcur_or_self(void) {
+    merino__gfast *f = merino__gcur;
+    return MRN_LIKELY(f != NULL) ? mrn_gworker_of(f) : mrn_gself();
+}
+
+void merino__graph_publish(void) { mrn_deque_publish(mrn_gworker_of(merino__gcur)); }
 
 merino_task *mrn_graph_current(void) { return mrn_current; }
 
@@ -51,13 +61,17 @@ merino_task *merino__task_current(void) { return mrn_current; }
  * in its old and its new value alike — every write of a frame at an index the victim reached
  * again after spawning q has pos above q, and nframes' acquire shows at least those). */
 
-static inline void mrn_frame_push(mrn_gworker *gw, merino__task *pos, merino_task *ctx) {
-    uint32_t n = __atomic_load_n(&gw->nframes, __ATOMIC_RELAXED); /* relaxed: the owner's */
+/* Pushes frame n (gw's nframes, read by the caller). */
+static inline void mrn_frame_push_at(mrn_gworker *gw, uint32_t n, merino__task *pos, merino_task *ctx) {
     if (MRN_LIKELY(n < MRN_FRAMES)) {
         __atomic_store_n(&gw->frames[n].pos, pos, __ATOMIC_RELAXED); /* relaxed: published by nframes */
         __atomic_store_n(&gw->frames[n].ctx, ctx, __ATOMIC_RELAXED); /* relaxed: likewise */
     }
     __atomic_store_n(&gw->nframes, n + 1, __ATOMIC_RELEASE); /* release: the frame, for thieves */
+}
+
+static inline void mrn_frame_push(mrn_gworker *gw, merino__task *pos, merino_task *ctx) {
+    mrn_frame_push_at(gw, __atomic_load_n(&gw->nframes, __ATOMIC_RELAXED), pos, ctx); /* relaxed: the owner's */
 }
 
 static inline void mrn_frame_pop(mrn_gworker *gw) {
@@ -221,13 +235,14 @@ void mrn_spawn(mrn_gworker *gw, merino_task *t) {
 }
 
 void mrn_execute_in(mrn_gworker *gw, merino_task *t, const merino_task *anchor, int32_t depth) {
+    if (gw == NULL) __builtin_unreachable(); /* the caller's state: spares the checks of NULL below */
     merino_task *outer = mrn_current;
     merino__gfast *outer_fast = merino__gcur;
     merino__gcur = &gw->fast;
     uint32_t n = __atomic_load_n(&gw->nframes, __ATOMIC_RELAXED); /* relaxed: the owner's */
     /* this frame's context, or a dummy past the recorded ones (the innermost recorded one stays) */
     merino_task **ctx = n < MRN_FRAMES ? &gw->frames[n].ctx : &gw->frame_overflow;
-    mrn_frame_push(gw, merino__next, t);
+    mrn_frame_push_at(gw, n, merino__next, t);
     do {
         merino_task *next = NULL;
         __atomic_store_n(&t->merino__state, MRN_T_RUNNING, __ATOMIC_RELAXED); /* relaxed: this thread's */
@@ -237,7 +252,8 @@ void mrn_execute_in(mrn_gworker *gw, merino_task *t, const merino_task *anchor, 
         __atomic_store_n(ctx, t, __ATOMIC_RELAXED);
         mrn_deque_poll(gw); /* a bypass chain may run long without a push or pop */
         if (MRN_LIKELY(!mrn_ctx_cancelled(t->merino__group, t->merino__seq))) next = t->merino__execute(t);
-        mrn_current = outer;
+        /* mrn_current still names t until the next task or the end of the chain: the code between
+         * (freeing t, dropping a reference, a push) reads it nowhere */
         merino_task *ready = NULL;
         switch (__atomic_load_n(&t->merino__state, __ATOMIC_RELAXED)) { /* relaxed: this thread's */
         case MRN_T_RUNNING: {
@@ -267,9 +283,10 @@ void mrn_execute_in(mrn_gworker *gw, merino_task *t, const merino_task *anchor, 
          * wait's loop would do next, without leaving and entering again), while the wait's count
          * is not 1. relaxed: a hint; the wait reads the count again with acquire */
         if (!next && anchor && __atomic_load_n(&anchor->merino__refs, __ATOMIC_RELAXED) != 1)
-            next = mrn_deque_pop(gw, depth);
+            next = mrn_deque_pop_unpolled(gw, depth); /* the loop polls before it runs it */
         t = next;
     } while (t);
+    mrn_current = outer;
     merino__gcur = outer_fast;
     mrn_frame_pop(gw);
 }
@@ -368,7 +385,7 @@ void merino_task_spawn(merino_task *t) {
 }
 
 void merino_task_wait_for_all(merino_task *self) {
-    mrn_gworker *gw = mrn_gself();
+    mrn_gworker *gw = mrn_gcur_or_self();
     if (MRN_UNLIKELY(!gw)) mrn_not_on_worker("merino_task_wait_for_all");
     mrn_wait_for(gw, self, self->merino__depth);
     __atomic_store_n(&self->merino__refs, 0, __ATOMIC_RELAXED); /* relaxed: no child is left */
