@@ -328,11 +328,6 @@ static inline void merino__task_spawn(merino_task *t) {
     merino_task_spawn(t); /* errors, a deque that may be full, or not in a task object */
 }
 
-static inline void merino__task_spawn_and_wait_for_all(merino_task *self, merino_task *child) {
-    if (child) merino__task_spawn(child);
-    merino_task_wait_for_all(self);
-}
-
 static inline void merino__task_recycle_as_child_of(merino_task *self, merino_task *new_parent) {
     self->merino__parent = new_parent;
     self->merino__depth = new_parent->merino__depth + 1;
@@ -348,7 +343,6 @@ static inline void merino__task_recycle_as_continuation(merino_task *self) {
 #define merino_task_alloc_continuation(self, fn, data_bytes) merino__task_alloc_continuation(self, fn, data_bytes)
 #define merino_task_set_ref_count(t, count) merino__task_set_ref_count(t, count)
 #define merino_task_spawn(t) merino__task_spawn(t)
-#define merino_task_spawn_and_wait_for_all(self, child) merino__task_spawn_and_wait_for_all(self, child)
 #define merino_task_recycle_as_child_of(self, new_parent) merino__task_recycle_as_child_of(self, new_parent)
 #define merino_task_recycle_as_continuation(self) merino__task_recycle_as_continuation(self)
 #endif

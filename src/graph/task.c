@@ -371,9 +371,8 @@ int merino_task_ref_count(const merino_task *t) {
 
 merino_task *merino_task_parent(const merino_task *t) { return t->merino__parent; }
 
-void merino_task_spawn(merino_task *t) {
-    mrn_gworker *gw = mrn_gself();
-    if (MRN_UNLIKELY(!gw)) mrn_not_on_worker("merino_task_spawn");
+/* The checks of a task about to be spawned (or run at once in a spawn's place). */
+static void mrn_check_spawnable(const merino_task *t) {
     /* relaxed: the state is this thread's (allocated here, or made ready to it by a count's acquire) */
     if (MRN_UNLIKELY(__atomic_load_n(&t->merino__state, __ATOMIC_RELAXED) != MRN_T_ALLOCATED))
         mrn_fatal("merino_task_spawn of a task that is running, queued or freed: spawn a task once, "
@@ -381,19 +380,37 @@ void merino_task_spawn(merino_task *t) {
     if (MRN_UNLIKELY(t->merino__parent == NULL))
         mrn_fatal("merino_task_spawn of a task with no parent (a root): nothing would wait for it; "
                   "run a root with merino_task_spawn_root_and_wait, or allocate the task as a child");
+}
+
+void merino_task_spawn(merino_task *t) {
+    mrn_gworker *gw = mrn_gcur_or_self();
+    if (MRN_UNLIKELY(!gw)) mrn_not_on_worker("merino_task_spawn");
+    mrn_check_spawnable(t);
     mrn_spawn(gw, t);
 }
 
-void merino_task_wait_for_all(merino_task *self) {
+/* merino_task_spawn_and_wait_for_all (child may be NULL); what: the API function, for errors. */
+static void mrn_spawn_and_wait(merino_task *self, merino_task *child, const char *what) {
     mrn_gworker *gw = mrn_gcur_or_self();
-    if (MRN_UNLIKELY(!gw)) mrn_not_on_worker("merino_task_wait_for_all");
-    mrn_wait_for(gw, self, self->merino__depth);
+    if (MRN_UNLIKELY(!gw)) mrn_not_on_worker(what);
+    int32_t depth = self->merino__depth;
+    if (child) {
+        mrn_check_spawnable(child);
+        /* The task the wait would take first (the newest), run at once in the wait's frame: no push
+         * and pop. Only a task deeper than self, as the wait's stealing rule says; else queued. */
+        if (MRN_LIKELY(child->merino__depth > depth))
+            mrn_execute_in(gw, child, self, depth);
+        else
+            mrn_spawn(gw, child);
+    }
+    mrn_wait_for(gw, self, depth);
     __atomic_store_n(&self->merino__refs, 0, __ATOMIC_RELAXED); /* relaxed: no child is left */
 }
 
+void merino_task_wait_for_all(merino_task *self) { mrn_spawn_and_wait(self, NULL, "merino_task_wait_for_all"); }
+
 void merino_task_spawn_and_wait_for_all(merino_task *self, merino_task *child) {
-    if (child) merino_task_spawn(child);
-    merino_task_wait_for_all(self);
+    mrn_spawn_and_wait(self, child, "merino_task_spawn_and_wait_for_all");
 }
 
 void merino_task_recycle_as_child_of(merino_task *self, merino_task *new_parent) {
