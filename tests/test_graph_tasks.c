@@ -4,7 +4,7 @@
  * k-ary tree summed by tasks recycled as their own continuations, roots run from outside the
  * pool, from a direct-stack task and from inside a task object; and misuse is reported (in child
  * processes): the spawn of a running task or of a root, a count that reaches zero while its task
- * runs. */
+ * runs; cancelled groups keep cancelling their tasks while another is reset. */
 #define _GNU_SOURCE 1
 #include "check.h"
 
@@ -125,6 +125,36 @@ static int run_child(const char *name) {
     return 2;
 }
 
+/* ---- the count of flagged groups: a check skips the walk of groups only while none is flagged ---- */
+
+static int flag_ran;
+static void flag_bump(void *arg) {
+    (void)arg;
+    __atomic_fetch_add(&flag_ran, 1, __ATOMIC_RELAXED); /* relaxed: read after the waits */
+}
+
+/* Two groups cancelled (one twice), one reset by its wait: the other must still cancel its tasks
+ * (an uncount too many would let them run); then the reset one runs its tasks again. */
+static void flagged_groups(void) {
+    merino_task_group a, b;
+    merino_task_group_init(&a);
+    merino_task_group_init(&b);
+    flag_ran = 0;
+    merino_task_group_cancel(&a);
+    merino_task_group_cancel(&a);
+    merino_task_group_cancel(&b);
+    merino_task_group_run(&a, flag_bump, NULL);
+    CHECK_EQ_INT(merino_task_group_wait(&a), MERINO_CANCELED);
+    merino_task_group_run(&b, flag_bump, NULL);
+    CHECK_EQ_INT(merino_task_group_wait(&b), MERINO_CANCELED);
+    CHECK_EQ_INT(flag_ran, 0);
+    merino_task_group_run(&a, flag_bump, NULL);
+    merino_task_group_run(&b, flag_bump, NULL);
+    CHECK_EQ_INT(merino_task_group_wait(&a), MERINO_COMPLETE);
+    CHECK_EQ_INT(merino_task_group_wait(&b), MERINO_COMPLETE);
+    CHECK_EQ_INT(flag_ran, 2);
+}
+
 int main(int argc, char **argv) {
     const char *child = check_child_name(argc, argv);
     if (child) return run_child(child);
@@ -160,6 +190,8 @@ int main(int argc, char **argv) {
         nested_out = 0;
         CHECK_EQ_INT(merino_task_spawn_root_and_wait(merino_task_alloc_root(nested_root, 0)), MERINO_COMPLETE);
         CHECK_EQ_INT(nested_out, fib_expected[20] + fib_expected[18]);
+        check_set_context("workers=%u flagged groups", counts[c]);
+        flagged_groups();
         CHECK_EQ_INT(merino_stop(), 0);
         printf("task objects correct at %u workers\n", counts[c]);
     }

@@ -215,6 +215,12 @@ void mrn_execute_in(mrn_gworker *gw, merino_task *t, const merino_task *anchor, 
 static inline void mrn_execute(mrn_gworker *gw, merino_task *t) { mrn_execute_in(gw, t, NULL, 0); }
 /* Runs other tasks until anchor's count is 1, stealing only tasks deeper than depth. */
 void mrn_wait_for(mrn_gworker *gw, merino_task *anchor, int32_t depth);
+/* Groups flagged now: cancelled, or with a failure (each counted once from the flag's setting to its
+ * reset by a wait; a group abandoned flagged stays counted: slower checks, not wrong ones). While it
+ * is 0, no check walks a chain of groups. Incremented by the thread that sets the flag, right
+ * after, so whoever is ordered after that by happens-before sees a count above 0 too; a check that
+ * races with a cancel may miss it, as it may miss the flag (relaxed all through). */
+extern uint32_t mrn_flagged_groups; /* atomic */
 /* Whether the context (group, seq) is cancelled: g or a group it is nested in was cancelled, or
  * a task before seq (in run order) failed. */
 bool mrn_ctx_cancelled(const merino_task_group *g, uint64_t seq);

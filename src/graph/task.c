@@ -184,7 +184,12 @@ void mrn_graph_init(void) { pthread_once(&mrn_graph_once, mrn_graph_add_source);
 
 /* ---- running ---------------------------------------------------------------------------------------- */
 
+_Alignas(MRN_CACHE_LINE) uint32_t mrn_flagged_groups; /* atomic */
+
 bool mrn_ctx_cancelled(const merino_task_group *g, uint64_t seq) {
+    /* relaxed: as the flags below (a group flagged before this task was made ready, by this
+     * thread or one it synchronized with since, counted itself first; see graph.h) */
+    if (MRN_LIKELY(__atomic_load_n(&mrn_flagged_groups, __ATOMIC_RELAXED) == 0)) return false;
     for (; g; seq = g->merino__outer_seq, g = g->merino__outer) {
         /* relaxed: hints with no data; a task that starts just before a cancel runs, as it would
          * have if it had started a little earlier */
