@@ -227,8 +227,9 @@ MERINO_API void merino__group_discard(merino_task *t);
 
 /* ---- internal: the inline fast paths of the task-object API ----
  * While a task object runs on a worker, merino__gcur points at that worker's part of the graph
- * state that the fast paths below use (the rest is in src/graph/graph.h); elsewhere it is NULL and
- * every call takes the out-of-line function of the same name, which does the same and more (errors,
+ * state that the fast paths below use (the rest is in src/graph/graph.h); elsewhere it points at a
+ * state that makes every fast path fail (no free block, a full deque: no test of NULL), and every
+ * call takes the out-of-line function of the same name, which does the same and more (errors,
  * other size classes, threads outside the pool). The macros at the end send the API's calls here;
  * define MERINO_GRAPH_NO_INLINE before including this header to call the library directly. */
 
@@ -244,6 +245,7 @@ typedef struct merino__gfast {
     int64_t own_top;                /* the owner's last view of top (a lower bound) */
     uint32_t *want;                 /* atomic target: set by a thief that found nothing public */
     merino_task *free_list[4];      /* the owner's free lists, by size class (128 << c bytes) */
+    /* (outside task objects: bottom - own_top = MERINO_TASK_DEQUE and empty free lists) */
     /* then, in the runtime's layout: merino_task *slot[MERINO_TASK_DEQUE] (atomic elements) and
      * int32_t depth[MERINO_TASK_DEQUE] (atomic elements: the depth of slot[i]'s task) */
 } merino__gfast;
@@ -285,8 +287,7 @@ static inline void merino__task_init(merino_task *t, merino_task_fn *fn, merino_
 static inline merino_task *merino__task_block(size_t data_bytes) {
     merino__gfast *f = merino__gcur;
     merino_task *t;
-    if (__builtin_expect(f == NULL || data_bytes > 128 - sizeof(merino_task) || (t = f->free_list[0]) == NULL, 0))
-        return NULL;
+    if (__builtin_expect(data_bytes > 128 - sizeof(merino_task) || (t = f->free_list[0]) == NULL, 0)) return NULL;
     f->free_list[0] = t->merino__parent;
     return t;
 }
@@ -314,7 +315,7 @@ static inline void merino__task_set_ref_count(merino_task *t, int count) {
 static inline void merino__task_spawn(merino_task *t) {
     merino__gfast *f = merino__gcur;
     /* relaxed: the state is this thread's (allocated here, or made ready to it by a count's acquire) */
-    if (__builtin_expect(f != NULL && t->merino__parent != NULL &&
+    if (__builtin_expect(t->merino__parent != NULL &&
                              __atomic_load_n(&t->merino__state, __ATOMIC_RELAXED) == MERINO__T_ALLOCATED,
                          1)) {
         if (__builtin_expect(merino__deque_try_push(f, t), 1)) {

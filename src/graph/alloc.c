@@ -30,6 +30,7 @@ static mrn_gworker *mrn_gworker_make(mrn_worker *w) {
                   w->index, sizeof *gw);
     memset(gw, 0, sizeof *gw);
     gw->index = w->index;
+    gw->own_tag = (uint32_t)w->index << 16;
     gw->fast.want = &gw->want;
     mrn_graph_init();
     /* release: the state is initialized before thieves find it; only this index's occupant makes

@@ -80,6 +80,7 @@ typedef struct mrn_gworker {
      * back through remote. */
     _Alignas(MRN_CACHE_LINE) merino_task *remote[MRN_NCLASSES]; /* atomic: Treiber stacks */
     unsigned index;
+    uint32_t own_tag; /* index << 16: merino__owner and a merino__class of 0, as one 32-bit word */
 } mrn_gworker;
 _Static_assert(offsetof(mrn_gworker, slot) == offsetof(mrn_gworker, fast) + sizeof(merino__gfast),
                "the slots follow the fast-path state (merino__gslot)");
@@ -128,7 +129,7 @@ void mrn_task_delete_slow(mrn_gworker *gw, merino_task *t);
 static inline void mrn_task_delete(mrn_gworker *gw, merino_task *t) {
     /* no destroy function, class 0 and owner gw: one compare of the two 16-bit fields */
     if (MRN_LIKELY(gw != NULL && t->merino__destroy == NULL &&
-                   (t->merino__class | (uint32_t)t->merino__owner << 16) == gw->index << 16)) {
+                   (t->merino__class | (uint32_t)t->merino__owner << 16) == gw->own_tag)) {
         __atomic_store_n(&t->merino__state, MRN_T_FREE, __ATOMIC_RELAXED); /* relaxed: a debug aid */
         t->merino__parent = gw->fast.free_list[0];
         gw->fast.free_list[0] = t;
@@ -214,7 +215,11 @@ void mrn_execute_in(mrn_gworker *gw, merino_task *t, const merino_task *anchor, 
 /* Runs t, then the tasks it returns (bypass) and those its completion makes ready. */
 static inline void mrn_execute(mrn_gworker *gw, merino_task *t) { mrn_execute_in(gw, t, NULL, 0); }
 /* Runs other tasks until anchor's count is 1, stealing only tasks deeper than depth. */
-void mrn_wait_for(mrn_gworker *gw, merino_task *anchor, int32_t depth);
+void mrn_wait_loop(mrn_gworker *gw, merino_task *anchor, int32_t depth);
+static inline void mrn_wait_for(mrn_gworker *gw, merino_task *anchor, int32_t depth) {
+    /* acquire: pairs with the children's release decrements: their results */
+    if (__atomic_load_n(&anchor->merino__refs, __ATOMIC_ACQUIRE) != 1) mrn_wait_loop(gw, anchor, depth);
+}
 /* Groups flagged now: cancelled, or with a failure (each counted once from the flag's setting to its
  * reset by a wait; a group abandoned flagged stays counted: slower checks, not wrong ones). While it
  * is 0, no check walks a chain of groups. Incremented by the thread that sets the flag, right

@@ -30,7 +30,12 @@ static __thread merino_task *mrn_current; /* the task object running on this thr
 /* The fast-path state of the worker running a task object on this thread (merino_graph.h), set
  * by mrn_execute_in for as long as it runs: only the thread occupying the worker's index runs
  * there, so no stale pointer outlives a thread's turn in the caller slot. */
-MERINO_API __thread merino__gfast *merino__gcur __attribute__((tls_model("initial-exec")));
+static uint32_t mrn_no_want; /* atomic: never set */
+/* merino__gcur outside task objects: every fast path fails on it, with no write (a full deque, empty
+ * free lists) */
+static const merino__gfast mrn_gfast_none = {.bottom = 0, .own_top = -MERINO_TASK_DEQUE, .want = &mrn_no_want};
+MERINO_API __thread merino__gfast *merino__gcur __attribute__((tls_model("initial-exec"))) =
+    (merino__gfast *)&mrn_gfast_none;
 
 static inline mrn_gworker *mrn_gworker_of(merino__gfast *f) {
     return (mrn_gworker *)((char *)f - offsetof(mrn_gworker, fast));
@@ -39,7 +44,7 @@ static inline mrn_gworker *mrn_gworker_of(merino__gfast *f) {
 /* The calling thread's graph state: merino__gcur's while a task object runs (no lookup). */
 static inline mrn_gworker *mrn_gcur_or_self(void) {
     merino__gfast *f = merino__gcur;
-    return MRN_LIKELY(f != NULL) ? mrn_gworker_of(f) : mrn_gself();
+    return MRN_LIKELY(f != &mrn_gfast_none) ? mrn_gworker_of(f) : mrn_gself();
 }
 
 void merino__graph_publish(void) { mrn_deque_publish(mrn_gworker_of(merino__gcur)); }
@@ -296,7 +301,7 @@ void mrn_execute_in(mrn_gworker *gw, merino_task *t, const merino_task *anchor, 
     mrn_frame_pop(gw);
 }
 
-void mrn_wait_for(mrn_gworker *gw, merino_task *anchor, int32_t depth) {
+void mrn_wait_loop(mrn_gworker *gw, merino_task *anchor, int32_t depth) {
     mrn_backoff b = {0};
     /* acquire: pairs with the children's release decrements: their results */
     while (__atomic_load_n(&anchor->merino__refs, __ATOMIC_ACQUIRE) != 1) {
