@@ -226,6 +226,12 @@ static inline void mrn_wait_for(mrn_gworker *gw, merino_task *anchor, int32_t de
  * after, so whoever is ordered after that by happens-before sees a count above 0 too; a check that
  * races with a cancel may miss it, as it may miss the flag (relaxed all through). */
 extern uint32_t mrn_flagged_groups; /* atomic */
+/* Whether any group is flagged (mrn_ctx_cancelled is false while none is). */
+static inline bool mrn_ctx_flagged(void) {
+    /* relaxed: as the flags (a group flagged before this task was made ready, by this thread or one
+     * it synchronized with since, was counted before that) */
+    return __atomic_load_n(&mrn_flagged_groups, __ATOMIC_RELAXED) != 0;
+}
 /* Whether the context (group, seq) is cancelled: g or a group it is nested in was cancelled, or
  * a task before seq (in run order) failed. */
 bool mrn_ctx_cancelled(const merino_task_group *g, uint64_t seq);

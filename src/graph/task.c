@@ -192,9 +192,7 @@ void mrn_graph_init(void) { pthread_once(&mrn_graph_once, mrn_graph_add_source);
 _Alignas(MRN_CACHE_LINE) uint32_t mrn_flagged_groups; /* atomic */
 
 bool mrn_ctx_cancelled(const merino_task_group *g, uint64_t seq) {
-    /* relaxed: as the flags below (a group flagged before this task was made ready, by this
-     * thread or one it synchronized with since, counted itself first; see graph.h) */
-    if (MRN_LIKELY(__atomic_load_n(&mrn_flagged_groups, __ATOMIC_RELAXED) == 0)) return false;
+    if (MRN_LIKELY(!mrn_ctx_flagged())) return false;
     for (; g; seq = g->merino__outer_seq, g = g->merino__outer) {
         /* relaxed: hints with no data; a task that starts just before a cancel runs, as it would
          * have if it had started a little earlier */
@@ -261,7 +259,8 @@ void mrn_execute_in(mrn_gworker *gw, merino_task *t, const merino_task *anchor, 
          * this task spawned is stolen, which this task joins before it returns */
         __atomic_store_n(ctx, t, __ATOMIC_RELAXED);
         mrn_deque_poll(gw); /* a bypass chain may run long without a push or pop */
-        if (MRN_LIKELY(!mrn_ctx_cancelled(t->merino__group, t->merino__seq))) next = t->merino__execute(t);
+        if (MRN_LIKELY(!mrn_ctx_flagged() || !mrn_ctx_cancelled(t->merino__group, t->merino__seq)))
+            next = t->merino__execute(t);
         /* mrn_current still names t until the next task or the end of the chain: the code between
          * (freeing t, dropping a reference, a push) reads it nowhere */
         merino_task *ready = NULL;
