@@ -270,11 +270,11 @@ static inline int merino__deque_try_push(merino__gfast *f, merino_task *t) {
     return 1;
 }
 
-/* A header set up from the free list's block t. */
+/* A header set up from the block t (its destroy function is NULL already: so is every block's
+ * on a free list). */
 static inline void merino__task_init(merino_task *t, merino_task_fn *fn, merino_task *parent,
                                      merino_task_group *group, uint64_t seq, int32_t depth) {
     t->merino__execute = fn;
-    t->merino__destroy = NULL;
     t->merino__parent = parent;
     t->merino__group = group;
     t->merino__seq = seq;

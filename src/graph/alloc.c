@@ -54,6 +54,7 @@ static merino_task *mrn_block_new_malloc(size_t data_bytes) {
                   data_bytes);
     t->merino__class = MRN_CLASS_MALLOC;
     t->merino__owner = MRN_OWNER_NONE;
+    t->merino__destroy = NULL; /* as a free-list block's (merino__task_init leaves it) */
     return t;
 }
 
@@ -72,6 +73,7 @@ __attribute__((noinline)) static merino_task *mrn_refill(mrn_gworker *gw, unsign
         merino_task *b = (merino_task *)(chunk + off - bytes);
         b->merino__class = (uint16_t)c;
         b->merino__owner = (uint16_t)gw->index;
+        b->merino__destroy = NULL; /* every block on a free list has none (merino__task_init) */
         b->merino__parent = head;
         head = b;
     }
@@ -94,6 +96,7 @@ merino_task *mrn_task_new_slow(mrn_gworker *gw, merino_task_fn *fn, size_t data_
 
 void mrn_task_delete_slow(mrn_gworker *gw, merino_task *t) {
     if (t->merino__destroy) t->merino__destroy(t);
+    t->merino__destroy = NULL; /* every block on a free list has none (merino__task_init) */
     __atomic_store_n(&t->merino__state, MRN_T_FREE, __ATOMIC_RELAXED); /* relaxed: a debug aid */
     unsigned c = t->merino__class;
     if (c == MRN_CLASS_MALLOC) {

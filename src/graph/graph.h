@@ -74,7 +74,6 @@ typedef struct mrn_gworker {
         merino__task *pos; /* atomic: merino__next when the frame began */
         merino_task *ctx;  /* atomic: its context: the running task object, or NULL */
     } frames[MRN_FRAMES];
-    merino_task *frame_overflow; /* where frames past MRN_FRAMES store their context (unread) */
 
     /* Free lists (alloc.c): the owner's are fast.free_list; blocks freed by other threads come
      * back through remote. */

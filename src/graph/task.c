@@ -25,7 +25,15 @@
 
 #include <string.h>
 
-static __thread merino_task *mrn_current; /* the task object running on this thread, innermost */
+/* Where the task object running on this thread (innermost) is: the context slot of the innermost
+ * mrn_execute_in frame, which holds its running task (stored once per task, for thieves and for
+ * us), or NULL. */
+static __thread merino_task *const *mrn_current_at;
+
+static inline merino_task *mrn_current(void) {
+    merino_task *const *at = mrn_current_at;
+    return at ? __atomic_load_n(at, __ATOMIC_RELAXED) : NULL; /* relaxed: our own store */
+}
 
 /* The fast-path state of the worker running a task object on this thread (merino_graph.h), set
  * by mrn_execute_in for as long as it runs: only the thread occupying the worker's index runs
@@ -49,9 +57,9 @@ static inline mrn_gworker *mrn_gcur_or_self(void) {
 
 void merino__graph_publish(void) { mrn_deque_publish(mrn_gworker_of(merino__gcur)); }
 
-merino_task *mrn_graph_current(void) { return mrn_current; }
+merino_task *mrn_graph_current(void) { return mrn_current(); }
 
-merino_task *merino__task_current(void) { return mrn_current; }
+merino_task *merino__task_current(void) { return mrn_current(); }
 
 /* ---- context frames ------------------------------------------------------------------------------ */
 
@@ -244,25 +252,27 @@ void mrn_spawn(mrn_gworker *gw, merino_task *t) {
 
 void mrn_execute_in(mrn_gworker *gw, merino_task *t, const merino_task *anchor, int32_t depth) {
     if (gw == NULL) __builtin_unreachable(); /* the caller's state: spares the checks of NULL below */
-    merino_task *outer = mrn_current;
     merino__gfast *outer_fast = merino__gcur;
     merino__gcur = &gw->fast;
     uint32_t n = __atomic_load_n(&gw->nframes, __ATOMIC_RELAXED); /* relaxed: the owner's */
-    /* this frame's context, or a dummy past the recorded ones (the innermost recorded one stays) */
-    merino_task **ctx = n < MRN_FRAMES ? &gw->frames[n].ctx : &gw->frame_overflow;
+    /* this frame's context, or for a frame past the recorded ones a slot of its own that thieves
+     * do not read (they take the innermost recorded one) */
+    merino_task *unrecorded;
+    merino_task **ctx = n < MRN_FRAMES ? &gw->frames[n].ctx : &unrecorded;
+    merino_task *const *outer_at = mrn_current_at;
+    mrn_current_at = ctx; /* the running task: *ctx from now on */
     mrn_frame_push_at(gw, n, merino__next, t);
     do {
         merino_task *next = NULL;
         __atomic_store_n(&t->merino__state, MRN_T_RUNNING, __ATOMIC_RELAXED); /* relaxed: this thread's */
-        mrn_current = t;
-        /* relaxed: the task now running in this frame; a thief reads it only while a direct task
-         * this task spawned is stolen, which this task joins before it returns */
+        /* relaxed: the task now running in this frame (mrn_current's too); a thief reads it only
+         * while a direct task this task spawned is stolen, which this task joins before it returns */
         __atomic_store_n(ctx, t, __ATOMIC_RELAXED);
         mrn_deque_poll(gw); /* a bypass chain may run long without a push or pop */
         if (MRN_LIKELY(!mrn_ctx_flagged() || !mrn_ctx_cancelled(t->merino__group, t->merino__seq)))
             next = t->merino__execute(t);
-        /* mrn_current still names t until the next task or the end of the chain: the code between
-         * (freeing t, dropping a reference, a push) reads it nowhere */
+        /* mrn_current() still names t until the next task or the end of the chain: the code
+         * between (freeing t, dropping a reference, a push) reads it nowhere */
         merino_task *ready = NULL;
         switch (__atomic_load_n(&t->merino__state, __ATOMIC_RELAXED)) { /* relaxed: this thread's */
         case MRN_T_RUNNING: {
@@ -295,7 +305,7 @@ void mrn_execute_in(mrn_gworker *gw, merino_task *t, const merino_task *anchor, 
             next = mrn_deque_pop_unpolled(gw, depth); /* the loop polls before it runs it */
         t = next;
     } while (t);
-    mrn_current = outer;
+    mrn_current_at = outer_at;
     merino__gcur = outer_fast;
     mrn_frame_pop(gw);
 }
