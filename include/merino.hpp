@@ -148,9 +148,11 @@ template <class F> detail::result_t<F> run(F &&f) {
 /// Runs f and g, possibly in parallel, and returns when both have finished: a
 /// std::pair<RF, RG> of their results, where a void result is merino::unit; void if both are
 /// void. f runs on the calling worker; g is offered to other workers and run here if nobody took
-/// it. If a branch throws, the exception is rethrown here after both branches have finished (the
-/// other branch is never abandoned, since both may borrow the caller's frame); if both throw,
-/// f's exception is rethrown and g's dropped.
+/// it. If f throws, g is not called when no other worker has taken it — as in the serial program,
+/// where g() would come after f() — and f's exception is rethrown; if a worker has taken g, it may
+/// already run: fork_join waits for it to finish (both may borrow the caller's frame), drops its
+/// result or exception, and rethrows f's. If only g throws, its exception is rethrown here after
+/// f has finished.
 template <class F, class G> detail::fork_join_t<F, G> fork_join(F &&f, G &&g) {
     using RF = detail::result_t<F>;
     using RG = detail::result_t<G>;
@@ -171,8 +173,14 @@ template <class F, class G> detail::fork_join_t<F, G> fork_join(F &&f, G &&g) {
         a_error = std::current_exception(); // first wait for g: it may use our frame
     }
 
+    if (MERINO__UNLIKELY(a_error != nullptr)) {
+        // As in the serial program, g does not run after f threw: not stolen, it is dropped here;
+        // taken by a thief, it may have started before the throw, and we wait for it (it may use
+        // our frame), dropping its result and its exception.
+        (void)merino__join(t);
+        std::rethrow_exception(a_error);
+    }
     if (merino__join(t)) MERINO__PROF_INLINE(t, b.run()); // not stolen: run g here
-    if (MERINO__UNLIKELY(a_error != nullptr)) std::rethrow_exception(a_error);
     if constexpr (std::is_void_v<RF> && std::is_void_v<RG>) {
         b.take();
     } else {

@@ -62,6 +62,22 @@ template <class Fn> merino_task *run_closure(merino_task *t) noexcept {
 
 template <class Fn> void destroy_closure(merino_task *t) noexcept { static_cast<Fn *>(merino_task_data(t))->~Fn(); }
 
+// A task of g that calls f (moved or copied into its data), not yet spawned; on a worker only.
+template <class F> merino_task *closure_task(merino_task_group *g, F &&f) {
+    using Fn = std::decay_t<F>;
+    static_assert(std::is_invocable_v<Fn &>, "task_group::run takes a callable with no arguments");
+    static_assert(alignof(Fn) <= 64, "task_group::run: the closure's alignment is at most 64");
+    merino_task *t = merino__group_alloc(g, &run_closure<Fn>, sizeof(Fn));
+    try {
+        new (merino_task_data(t)) Fn(std::forward<F>(f));
+    } catch (...) {
+        merino__group_discard(t);
+        throw;
+    }
+    merino_task_set_destroy(t, &destroy_closure<Fn>);
+    return t;
+}
+
 } // namespace detail
 
 /// Runs any number of closures, possibly in parallel, and waits for them all. Usable from any
@@ -87,22 +103,11 @@ public:
 
     /// Runs f() as a task of this group.
     template <class F> void run(F &&f) {
-        using Fn = std::decay_t<F>;
-        static_assert(std::is_invocable_v<Fn &>, "task_group::run takes a callable with no arguments");
-        static_assert(alignof(Fn) <= 64, "task_group::run: the closure's alignment is at most 64");
         if (merino__self == nullptr) { // outside the pool: queue it from a worker
             merino::run([&] { run(std::forward<F>(f)); });
             return;
         }
-        merino_task *t = merino__group_alloc(&g_, &detail::run_closure<Fn>, sizeof(Fn));
-        try {
-            new (merino_task_data(t)) Fn(std::forward<F>(f));
-        } catch (...) {
-            merino__group_discard(t);
-            throw;
-        }
-        merino_task_set_destroy(t, &detail::destroy_closure<Fn>);
-        merino__group_spawn(t);
+        merino__group_spawn(detail::closure_task(&g_, std::forward<F>(f)));
     }
 
     /// Waits for every task of the group (helping meanwhile); rethrows the first exception in
@@ -134,7 +139,10 @@ private:
 
 /// Calls f1(), ..., fn(), possibly in parallel, and returns when all have returned. If some throw,
 /// rethrows the exception of the first of them in argument order; those after it that have not
-/// started are not called.
+/// started are not called. f1 runs at once on the calling worker; f2, ..., fn are queued so that
+/// this worker takes them in argument order (other workers take the last first): with one worker,
+/// or when no other worker takes any, they run in the serial program's order, and a throw stops
+/// the calls after it as it would there.
 template <class... F> void parallel_invoke(F &&...fs) {
     static_assert(sizeof...(F) >= 1, "parallel_invoke takes at least one callable");
     if (merino__self == nullptr) { // outside the pool: enter it once for the whole call
@@ -142,8 +150,12 @@ template <class... F> void parallel_invoke(F &&...fs) {
         return;
     }
     task_group g;
-    (g.run([&fs] { std::invoke(fs); }), ...);
-    g.wait();
+    merino_task *ts[sizeof...(F)];
+    size_t i = 0;
+    ((ts[i++] = detail::closure_task(g.native(), [&fs] { std::invoke(fs); })), ...); // numbered in order
+    for (size_t k = sizeof...(F); k-- > 1;) merino__group_spawn(ts[k]); // the newest, f2, is taken first
+    merino__group_wait_after(g.native(), ts[0]);
+    detail::rethrow_failure(g.native());
 }
 
 /// A task object of the TBB model: derive from it and define execute(), which may return the next

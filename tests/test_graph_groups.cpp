@@ -2,13 +2,17 @@
 // and 8 workers: sums against serial values with groups used from the main thread, inside
 // merino::run, nested in each other and inside fork_join; exceptions rethrown in serial (run)
 // order with the tasks before the thrower all run; cancel() with nothing started yet (one worker:
-// deterministic), cancellation of nested groups through the outer group; C++ task objects with
-// continuations, bypass and recycling, and an exception out of one.
+// deterministic), cancellation of nested groups through the outer group, also when the inner group
+// is made in a fork_join branch another worker stole; the order of a group's tasks and of
+// parallel_invoke's callables at one worker; C++ task objects with continuations, bypass and
+// recycling, and an exception out of one.
 #include "check.h"
 
 #include <merino_graph.hpp>
 
 #include <atomic>
+#include <chrono>
+#include <thread>
 #include <vector>
 
 namespace {
@@ -158,6 +162,89 @@ void cancellation(unsigned workers) {
     CHECK(inner_ran.load() <= 1000);
 }
 
+// A group made in a fork_join branch that another worker stole is nested in the group of the task
+// that forked: cancelling that group cancels it (the context travels with the stolen branch).
+void nested_in_stolen_branch(unsigned workers) {
+    if (workers < 2) return;
+    check_set_context("workers=%u nested in a stolen branch", workers);
+    int stolen = 0;
+    for (int rep = 0; rep < 20 && stolen < 3; rep++) {
+        merino::task_group outer;
+        std::atomic<int> phase{0}; // 1: g started elsewhere and made its group; 2: outer cancelled
+        std::atomic<int> ran{0};
+        bool before = true, after = false, elsewhere = false;
+        // From a task: the wait below takes the closure itself (newest first), so an idle worker
+        // steals g (a waiting one takes only task objects).
+        merino::run([&] {
+        outer.run([&] {
+            int me = merino_worker_index();
+            merino::fork_join(
+                [&] {
+                    // Wait (bounded) for a thief to start g; if none does, g runs here after us.
+                    auto end = std::chrono::steady_clock::now() + std::chrono::milliseconds(500);
+                    while (phase.load() == 0 && std::chrono::steady_clock::now() < end) std::this_thread::yield();
+                    if (phase.load() == 1) {
+                        outer.cancel();
+                        phase.store(2);
+                    }
+                },
+                [&] {
+                    merino::task_group inner;
+                    elsewhere = merino_worker_index() != me;
+                    before = inner.is_canceling();
+                    if (!elsewhere) return; // not stolen: nothing to check
+                    phase.store(1);
+                    while (phase.load() != 2) std::this_thread::yield();
+                    after = inner.is_canceling();
+                    for (int i = 0; i < 100; i++) inner.run([&] { ran++; });
+                    CHECK(inner.wait() == merino::task_group_status::canceled);
+                });
+        });
+        CHECK(outer.wait() == merino::task_group_status::canceled || !elsewhere);
+        });
+        if (!elsewhere) continue;
+        stolen++;
+        CHECK_MSG(!before, "the group in the stolen branch was cancelled before the outer group was");
+        CHECK_MSG(after, "cancelling the outer group did not cancel the group made in a stolen branch");
+        CHECK_EQ_INT(ran.load(), 0);
+    }
+    std::printf("  %d stolen branches checked at %u workers\n", stolen, workers);
+}
+
+// The order of a group's tasks at one worker: run() queues, the waiting worker takes the newest
+// first (the last run first: depth-first, as oneTBB's task_group); parallel_invoke calls its
+// callables in argument order, and one that throws stops those after it, as in the serial program.
+void order_at_one_worker() {
+    check_set_context("one worker: order");
+    std::vector<int> seen;
+    merino::run([&] {
+        merino::task_group g;
+        for (int i = 0; i < 5; i++) g.run([&, i] { seen.push_back(i); });
+        g.wait();
+    });
+    CHECK_EQ_INT(seen.size(), 5);
+    for (int i = 0; i < 5; i++) CHECK_EQ_INT(seen[i], 4 - i);
+    seen.clear();
+    merino::parallel_invoke([&] { seen.push_back(0); }, [&] { seen.push_back(1); }, [&] { seen.push_back(2); },
+                            [&] { seen.push_back(3); });
+    CHECK_EQ_INT(seen.size(), 4);
+    for (int i = 0; i < 4; i++) CHECK_EQ_INT(seen[i], i);
+    seen.clear();
+    int got = -1;
+    try {
+        merino::parallel_invoke([&] { seen.push_back(0); },
+                                [&] {
+                                    seen.push_back(1);
+                                    throw boom{1};
+                                },
+                                [&] { seen.push_back(2); });
+    } catch (const boom &e) {
+        got = e.id;
+    }
+    CHECK_EQ_INT(got, 1);
+    CHECK_EQ_INT(seen.size(), 2); // the third was cancelled
+}
+
 // ---- C++ task objects -------------------------------------------------------------------------------
 
 struct fib_sum : merino::task {
@@ -223,6 +310,8 @@ int main() {
         sums(workers);
         exceptions(workers, reps);
         cancellation(workers);
+        nested_in_stolen_branch(workers);
+        if (workers == 1) order_at_one_worker();
         task_objects(workers);
         std::printf("task groups correct at %u workers\n", workers);
     }

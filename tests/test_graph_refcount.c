@@ -9,11 +9,15 @@
  *  - recycled as its own continuation: the count is children + 1, the scheduler drops the one
  *                  after execute returns; the task runs again exactly once, after all its
  *                  children and after its first run returned.
- * And the model catches the bug it guards against: recycling with the count set to the children
- * only lets the task run again while its first run has not returned (some interleaving fails). */
+ * Dropping a reference is two steps, as in mrn_release_ref: a load of the count, then — when it
+ * was 1, the last reference — a plain store of 0 with no read-modify-write (nobody else holds a
+ * reference to drop), else an atomic decrement whose result 0 makes the task ready.
+ * And the model catches the bugs it guards against: recycling with the count set to the children
+ * only lets the task run again while its first run has not returned, and taking the shortcut at a
+ * count of 2 loses a reference (some interleaving fails in each). */
 #include "check.h"
 
-enum scenario { WAIT, CONTINUATION, RECYCLE, RECYCLE_BUG };
+enum scenario { WAIT, CONTINUATION, RECYCLE, RECYCLE_BUG, SHORTCUT_BUG };
 
 #define MAXK 3
 
@@ -22,6 +26,7 @@ typedef struct state {
     int result[MAXK + 1]; /* child i wrote its result */
     int spawned[MAXK + 1];
     int pc[MAXK + 1];     /* thread 0: the parent; 1..k: the children; -1: finished */
+    int seen[MAXK + 1];   /* the count thread t loaded before its drop */
     int cont_runs;        /* times the continuation (or the recycled task) ran */
     int returned;         /* the parent's (first) execute has returned */
     int failed;           /* a check failed on this path */
@@ -39,9 +44,15 @@ static void run_continuation(state *s) {
     if ((sc == RECYCLE || sc == RECYCLE_BUG) && !s->returned) s->failed = 1;
 }
 
-/* One reference dropped by the caller; the one that brings it to 0 runs the continuation. */
-static void drop(state *s) {
-    if (--s->count == 0) {
+/* The first step of a drop by thread t: load the count. */
+static void drop_load(state *s, int t) { s->seen[t] = s->count; }
+
+/* The second: with the count seen 1 (the last reference; 2 in the bug), a plain store of 0;
+ * else the atomic decrement. The one that brings it to 0 runs the continuation. */
+static void drop(state *s, int t) {
+    int last = s->seen[t] == (sc == SHORTCUT_BUG ? 2 : 1);
+    if (last) s->count = 0;
+    if (last || --s->count == 0) {
         if (sc == WAIT)
             s->failed = 1; /* a waiting task's count must stop at 1 */
         else
@@ -61,7 +72,8 @@ static void step(state *s, int t) {
     int pc = s->pc[t]++;
     if (t > 0) { /* a child: write the result, then drop its reference */
         if (pc == 0) s->result[t] = 1;
-        else { drop(s); s->pc[t] = -1; }
+        else if (pc == 1) drop_load(s, t);
+        else { drop(s, t); s->pc[t] = -1; }
         return;
     }
     /* the parent: set the count, spawn the children, then wait or return */
@@ -80,6 +92,7 @@ static void step(state *s, int t) {
         break;
     case CONTINUATION:
     case RECYCLE_BUG:
+    case SHORTCUT_BUG:
         s->returned = 1; /* execute returns; nothing more */
         break;
     case RECYCLE: /* execute returns, then the scheduler drops the extra reference */
@@ -87,7 +100,11 @@ static void step(state *s, int t) {
             s->returned = 1;
             return;
         }
-        drop(s);
+        if (pc == k + 2) {
+            drop_load(s, 0);
+            return;
+        }
+        drop(s, 0);
         break;
     }
     s->pc[0] = -1;
@@ -122,7 +139,8 @@ static long check_scenario(enum scenario which, int children) {
 }
 
 int main(void) {
-    static const char *names[] = {"wait", "continuation", "recycled as continuation", "recycled, count without +1"};
+    static const char *names[] = {"wait", "continuation", "recycled as continuation", "recycled, count without +1",
+                                  "shortcut at a count of 2"};
     for (int children = 1; children <= MAXK; children++) {
         for (int which = WAIT; which <= RECYCLE; which++) {
             long bad = check_scenario((enum scenario)which, children);
@@ -134,6 +152,12 @@ int main(void) {
         check_set_context("%s, %d children", names[RECYCLE_BUG], children);
         CHECK_MSG(bad > 0, "the model did not catch the missing +1 (%ld interleavings)", paths);
         printf("%-28s %d children: %ld of %ld interleavings fail, as they must\n", names[RECYCLE_BUG], children,
+               bad, paths);
+        if (children < 2) continue; /* one child: a count of 2 is never seen */
+        bad = check_scenario(SHORTCUT_BUG, children);
+        check_set_context("%s, %d children", names[SHORTCUT_BUG], children);
+        CHECK_MSG(bad > 0, "the model did not catch the shortcut at 2 (%ld interleavings)", paths);
+        printf("%-28s %d children: %ld of %ld interleavings fail, as they must\n", names[SHORTCUT_BUG], children,
                bad, paths);
     }
     return 0;

@@ -3,8 +3,9 @@
  * (plain waits, continuation passing, bypass, recycling as a child) at two cut-offs, a random
  * k-ary tree summed by tasks recycled as their own continuations, roots run from outside the
  * pool, from a direct-stack task and from inside a task object; and misuse is reported (in child
- * processes): the spawn of a running task or of a root, a count that reaches zero while its task
- * runs. */
+ * processes): the spawn of a running task or of a root or from a thread outside the pool, a count
+ * that reaches zero while its task runs; cancelled groups keep cancelling their tasks while
+ * another is reset. */
 #define _GNU_SOURCE 1
 #include "check.h"
 
@@ -118,11 +119,49 @@ static int run_child(const char *name) {
         merino_task_spawn_root_and_wait(merino_task_alloc_root(count_too_low, 0));
         return 0;
     }
+    if (strcmp(name, "spawn_outside") == 0) {
+        /* Not a worker: the inline paths (merino__gcur's state for no task object) fall back to the
+         * library, which allocates from malloc and reports the spawn. */
+        merino_task *parent = merino_task_alloc_root(leaf, 0);
+        merino_task_set_ref_count(parent, 1);
+        merino_task_spawn(merino_task_alloc_child(parent, leaf, 0));
+        return 0;
+    }
     if (strcmp(name, "spawn_self") == 0) {
         merino_task_spawn_root_and_wait(merino_task_alloc_root(spawn_self, 0));
         return 0;
     }
     return 2;
+}
+
+/* ---- the count of flagged groups: a check skips the walk of groups only while none is flagged ---- */
+
+static int flag_ran;
+static void flag_bump(void *arg) {
+    (void)arg;
+    __atomic_fetch_add(&flag_ran, 1, __ATOMIC_RELAXED); /* relaxed: read after the waits */
+}
+
+/* Two groups cancelled (one twice), one reset by its wait: the other must still cancel its tasks
+ * (an uncount too many would let them run); then the reset one runs its tasks again. */
+static void flagged_groups(void) {
+    merino_task_group a, b;
+    merino_task_group_init(&a);
+    merino_task_group_init(&b);
+    flag_ran = 0;
+    merino_task_group_cancel(&a);
+    merino_task_group_cancel(&a);
+    merino_task_group_cancel(&b);
+    merino_task_group_run(&a, flag_bump, NULL);
+    CHECK_EQ_INT(merino_task_group_wait(&a), MERINO_CANCELED);
+    merino_task_group_run(&b, flag_bump, NULL);
+    CHECK_EQ_INT(merino_task_group_wait(&b), MERINO_CANCELED);
+    CHECK_EQ_INT(flag_ran, 0);
+    merino_task_group_run(&a, flag_bump, NULL);
+    merino_task_group_run(&b, flag_bump, NULL);
+    CHECK_EQ_INT(merino_task_group_wait(&a), MERINO_COMPLETE);
+    CHECK_EQ_INT(merino_task_group_wait(&b), MERINO_COMPLETE);
+    CHECK_EQ_INT(flag_ran, 2);
 }
 
 int main(int argc, char **argv) {
@@ -160,6 +199,8 @@ int main(int argc, char **argv) {
         nested_out = 0;
         CHECK_EQ_INT(merino_task_spawn_root_and_wait(merino_task_alloc_root(nested_root, 0)), MERINO_COMPLETE);
         CHECK_EQ_INT(nested_out, fib_expected[20] + fib_expected[18]);
+        check_set_context("workers=%u flagged groups", counts[c]);
+        flagged_groups();
         CHECK_EQ_INT(merino_stop(), 0);
         printf("task objects correct at %u workers\n", counts[c]);
     }
@@ -172,6 +213,10 @@ int main(int argc, char **argv) {
     res = check_run_child("spawn_root", env, 20);
     CHECK_MSG(res.signaled || (res.exited && res.code != 0), "the spawn of a root was not reported");
     CHECK_STR_CONTAINS(res.err, "merino_task_spawn of a task with no parent");
+    free(res.err);
+    res = check_run_child("spawn_outside", env, 20);
+    CHECK_MSG(res.signaled || (res.exited && res.code != 0), "a spawn outside any task was not reported");
+    CHECK_STR_CONTAINS(res.err, "merino_task_spawn called on a thread that is not running a task");
     free(res.err);
     const char *const one[] = {"MERINO_WORKERS=1", NULL};
     res = check_run_child("count_too_low", one, 20);

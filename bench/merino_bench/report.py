@@ -208,6 +208,8 @@ def document(jsonl, meta, end, records, plots):
         L += ["### Loops (the IDWS paper's Table 1)", "", secs["loops"]["title"] + ".", ""] + code_block(secs["loops"]) + [""]
     if secs["donation"]:
         L += ["### Donation latency", "", secs["donation"]["title"] + ".", ""] + code_block(secs["donation"]) + [""]
+    if secs["taskobj"]:
+        L += ["### Task objects", "", secs["taskobj"]["title"] + ".", ""] + code_block(secs["taskobj"]) + [""]
     if plots:
         L += ["### Plots", ""]
         captions = {"speedup": "Speedup against serial per workload size and system",

@@ -354,6 +354,45 @@ def mpiheat_section(records):
                    "0.2 s for a message (- with one rank); * = more threads than cores", render(rows, "rrlrrrrr"))
 
 
+def taskobj_section(records, workers):
+    """The TBB paper's Figure 6 and issue 14's targets, from the taskobj lines of one run: for each
+    n and cut-off, each variant's time at each worker count and how many times faster it is than
+    oneTBB's task_group (the tbb time is the same program whatever the variant: it is run on the
+    plain line), and the cost per task at 1 worker, (T_1 - T_S) / N_T in ns, beside the direct task
+    stack's (targets: +CB and +CBR faster than plain; +CBR >= 3x faster than tbb; its cost per
+    task <= 2x the direct stack's)."""
+    idx = {}
+    for r in records:
+        if r["kind"] == "workload" and r["workload"] == "taskobj":
+            p = r["params"].split()
+            idx[(p[0], p[1], p[2], r["inner_reps"], r["system"], r["workers"])] = r
+    parts = []
+    wks = sorted({w for w in workers})
+    for (n, c, reps) in sorted({(k[0], k[1], k[3]) for k in idx}, key=lambda k: (int(k[0]), int(k[1]))):
+        def med(v, sy, w):
+            return ok_median(idx.get((n, c, v, reps, sy, w)))
+        ts = next((med(v, "serial", 1) for v in ("plain", "c", "cb", "cbr", "direct") if med(v, "serial", 1)), None)
+        tbb = {w: med("plain", "tbb", w) for w in wks}
+        nt = next((idx[k].get("tasks") for k in idx if k[:2] == (n, c) and k[4] == "merino" and idx[k].get("tasks")), None)
+        tbb_cost = (tbb.get(1) - ts) / nt * 1e9 if (ts and nt and tbb.get(1)) else None
+        direct_cost = (med("direct", "merino", 1) - ts) / nt * 1e9 if (ts and nt and med("direct", "merino", 1)) else None
+        table = [["variant"] + [f"T{w}" for w in wks] + [f"tbb/T{w}" for w in wks] + ["ns/task(1)", "x direct"]]
+        for v in ("plain", "c", "cb", "cbr", "direct"):
+            t = {w: med(v, "merino", w) for w in wks}
+            if not any(t.values()):
+                continue
+            cost = (t[1] - ts) / nt * 1e9 if (ts and nt and t.get(1)) else None
+            table.append([v] + [fmt_s(t[w]) for w in wks] + [fmt_r(tbb[w] / t[w]) if (tbb[w] and t[w]) else "-" for w in wks]
+                         + [fmt_ns(cost), fmt_r(cost / direct_cost) if (cost is not None and direct_cost) else "-"])
+        table.append(["tbb task_group"] + [fmt_s(tbb[w]) for w in wks] + ["1.00" if tbb[w] else "-" for w in wks]
+                     + [fmt_ns(tbb_cost), fmt_r(tbb_cost / direct_cost) if (tbb_cost is not None and direct_cost) else "-"])
+        parts += ([""] if parts else []) + [f"taskobj fib({n}) cut-off {c}" + (f" --reps {reps}" if reps != 1 else "")
+                                            + f"   (serial: {fmt_s(ts)} s, N_T = {nt})"] + render(table, "l" + "r" * (2 * len(wks) + 2))
+    return section("Task objects (TBB paper, Figure 6): T at each worker count, oneTBB task_group's time over "
+                   "merino's (targets: cbr >= 3 at cut-off 12), and the cost per task at 1 worker "
+                   "(T_1 - T_S) / N_T against the direct task stack's (target: cbr <= 2x)", parts)
+
+
 def report_sections(records, derived, workers, reps, cores):
     """Every section of the report, in order (None for an empty one)."""
     overhead = [r for r in derived if r["kind"] == "task_overhead"]
@@ -366,4 +405,5 @@ def report_sections(records, derived, workers, reps, cores):
                              loops.loops_lines(records, render, fmt_s, fmt_r)),
             "donation": section("Donation latency (bench/donation): an idle worker's wait for work, microseconds",
                                 loops.donation_lines(records, render, fmt_r)),
-            "mpiheat": mpiheat_section(records)}
+            "mpiheat": mpiheat_section(records),
+            "taskobj": taskobj_section(records, workers)}

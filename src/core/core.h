@@ -162,6 +162,26 @@ bool mrn_help_one(mrn_worker *w);
 bool mrn_work_pending(void);
 void mrn_sources_init(void);
 
+/* ---- the steal hook (for src/graph) ---------------------------------------------------------------- */
+
+/* CORE HOOK (graph): called by a thief around each direct-stack task it steals (thief.c, the one
+ * place stolen tasks run, idle or leapfrogging): enter(self, victim, t, top) before the task runs
+ * at top, with t the victim's descriptor it took; leave(self, what enter returned) after. The graph
+ * layer carries the context a task object gives the direct tasks it spawns (the group that a group
+ * made in a stolen fork_join branch nests in). And waiting(self), called by a join that waits for
+ * a thief (leapfrogging, owner.c) at each failed attempt: the graph layer makes the worker's
+ * private task objects public, since whoever it waits for may need them. Set once, before any
+ * task object runs; the spawn and join fast paths do not see it. */
+typedef struct mrn_steal_hook {
+    void *(*enter)(mrn_worker *self, mrn_worker *victim, merino__task *t, merino__task *top);
+    void (*leave)(mrn_worker *self, void *saved);
+    void (*waiting)(mrn_worker *self);
+} mrn_steal_hook;
+/* The hook set, or NULL. */
+const mrn_steal_hook *mrn_steal_hook_get(void);
+/* Sets the hook (once; a second, different hook is refused with -1). */
+int mrn_steal_hook_set(const mrn_steal_hook *h);
+
 /* ---- shared functions --------------------------------------------------------------------------- */
 
 /* thief.c */

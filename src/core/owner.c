@@ -131,6 +131,8 @@ static void mrn_leapfrog(mrn_worker *w, merino__task *t, unsigned thief) {
         } else {
             MRN_PROF_STEAL_FAILED();
             mrn_check_orphan();
+            const mrn_steal_hook *hook = mrn_steal_hook_get(); /* CORE HOOK (graph), core.h */
+            if (hook) hook->waiting(w);
             mrn_backoff_pause(&b); /* the thief may be preempted: let it run */
         }
     }

@@ -7,6 +7,21 @@
 static inline bool mrn_is_public(uintptr_t s) { return s >= MERINO__TASK_MIN && !(s & 1); }
 static inline bool mrn_is_private(uintptr_t s) { return s >= MERINO__TASK_MIN && (s & 1); }
 
+/* ---- the steal hook (CORE HOOK for src/graph; core.h) ----------------------------------------------- */
+
+static const mrn_steal_hook *mrn_hook; /* atomic: set once */
+
+const mrn_steal_hook *mrn_steal_hook_get(void) {
+    return __atomic_load_n(&mrn_hook, __ATOMIC_ACQUIRE); /* acquire: pairs with mrn_steal_hook_set */
+}
+
+int mrn_steal_hook_set(const mrn_steal_hook *h) {
+    const mrn_steal_hook *none = NULL;
+    /* release: the hook's functions (static) before a thief that reads the pointer calls them */
+    if (__atomic_compare_exchange_n(&mrn_hook, &none, h, false, __ATOMIC_RELEASE, __ATOMIC_RELAXED)) return 0;
+    return none == h ? 0 : -1;
+}
+
 /* ---- one steal attempt -------------------------------------------------------------------------- */
 
 static void mrn_request_public(mrn_worker *self, mrn_worker *victim);
@@ -51,9 +66,12 @@ bool mrn_steal(mrn_worker *self, mrn_worker *victim, merino__task *top) {
     merino__task *floor = self->floor;
     self->floor = top; /* a join below top has no spawn in the stolen task */
     merino__next = top;
+    const mrn_steal_hook *hook = mrn_steal_hook_get();
+    void *saved = hook ? hook->enter(self, victim, t, top) : NULL;
     MRN_PROF_TASK_BEGIN(prof, victim, t);
     ((merino__wrap_fn)s)(top, t);
     MRN_PROF_TASK_END(prof, victim, t);
+    if (hook) hook->leave(self, saved);
     self->floor = floor;
     /* release: publishes the result (and our bot store) to the joining owner */
     __atomic_store_n(&t->state, MERINO__DONE, __ATOMIC_RELEASE);

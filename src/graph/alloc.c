@@ -5,13 +5,13 @@
  * remote list (a Treiber stack: pushes by CAS, the owner takes it whole with one exchange, so no
  * ABA), which the owner takes when its own list is empty. Only when both are empty does it call
  * malloc, for a chunk of blocks; blocks are never given back to the system, so in steady state a
- * task costs no call to malloc (tests/test_graph_malloc.c counts them). */
+ * task costs no call to malloc (tests/test_graph_memory.c counts them). */
 #include "graph.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-static mrn_gworker *mrn_gworkers[MERINO_MAX_WORKERS]; /* atomic elements */
+mrn_gworker *mrn_gworkers[MERINO_MAX_WORKERS]; /* atomic elements */
 
 static size_t mrn_class_bytes(unsigned c) { return (size_t)128 << c; }
 
@@ -22,11 +22,7 @@ static unsigned mrn_class_of(size_t data_bytes) {
     return MRN_CLASS_MALLOC;
 }
 
-mrn_gworker *mrn_gworker_at(unsigned i) {
-    return __atomic_load_n(&mrn_gworkers[i], __ATOMIC_ACQUIRE); /* acquire: its initialization */
-}
-
-__attribute__((noinline, cold)) static mrn_gworker *mrn_gworker_make(mrn_worker *w) {
+static mrn_gworker *mrn_gworker_make(mrn_worker *w) {
     mrn_gworker *gw = aligned_alloc(MRN_CACHE_LINE, sizeof *gw);
     if (!gw)
         mrn_fatal("out of memory for worker %u's task-object deque (%zu bytes): lower "
@@ -34,6 +30,8 @@ __attribute__((noinline, cold)) static mrn_gworker *mrn_gworker_make(mrn_worker 
                   w->index, sizeof *gw);
     memset(gw, 0, sizeof *gw);
     gw->index = w->index;
+    gw->own_tag = (uint32_t)w->index << 16;
+    gw->fast.want = &gw->want;
     mrn_graph_init();
     /* release: the state is initialized before thieves find it; only this index's occupant makes
      * it, and occupants follow one another with release/acquire (enter.c) */
@@ -41,12 +39,9 @@ __attribute__((noinline, cold)) static mrn_gworker *mrn_gworker_make(mrn_worker 
     return gw;
 }
 
-mrn_gworker *mrn_gself(void) {
+__attribute__((noinline, cold)) mrn_gworker *mrn_gworker_make_self(void) {
     mrn_worker *w = mrn_self();
-    if (!w) return NULL;
-    /* relaxed: only this thread (the index's occupant) stores it */
-    mrn_gworker *gw = __atomic_load_n(&mrn_gworkers[w->index], __ATOMIC_RELAXED);
-    return MRN_LIKELY(gw != NULL) ? gw : mrn_gworker_make(w);
+    return w ? mrn_gworker_make(w) : NULL;
 }
 
 /* ---- allocation ------------------------------------------------------------------------------------ */
@@ -59,6 +54,7 @@ static merino_task *mrn_block_new_malloc(size_t data_bytes) {
                   data_bytes);
     t->merino__class = MRN_CLASS_MALLOC;
     t->merino__owner = MRN_OWNER_NONE;
+    t->merino__destroy = NULL; /* as a free-list block's (merino__task_init leaves it) */
     return t;
 }
 
@@ -77,35 +73,30 @@ __attribute__((noinline)) static merino_task *mrn_refill(mrn_gworker *gw, unsign
         merino_task *b = (merino_task *)(chunk + off - bytes);
         b->merino__class = (uint16_t)c;
         b->merino__owner = (uint16_t)gw->index;
+        b->merino__destroy = NULL; /* every block on a free list has none (merino__task_init) */
         b->merino__parent = head;
         head = b;
     }
     return head;
 }
 
-merino_task *mrn_task_new(mrn_gworker *gw, merino_task_fn *fn, size_t data_bytes) {
+merino_task *mrn_task_new_slow(mrn_gworker *gw, merino_task_fn *fn, size_t data_bytes) {
     unsigned c = mrn_class_of(data_bytes);
     merino_task *t;
-    if (MRN_LIKELY(gw != NULL && c != MRN_CLASS_MALLOC)) {
-        t = gw->free_list[c];
-        if (MRN_UNLIKELY(t == NULL)) t = mrn_refill(gw, c);
-        gw->free_list[c] = t->merino__parent;
+    if (gw != NULL && c != MRN_CLASS_MALLOC) {
+        t = gw->fast.free_list[c];
+        if (t == NULL) t = mrn_refill(gw, c);
+        gw->fast.free_list[c] = t->merino__parent;
     } else {
         t = mrn_block_new_malloc(data_bytes);
     }
-    t->merino__execute = fn;
-    t->merino__destroy = NULL;
-    t->merino__parent = NULL;
-    t->merino__group = NULL;
-    t->merino__seq = 0;
-    t->merino__depth = 0;
-    __atomic_store_n(&t->merino__refs, 0, __ATOMIC_RELAXED); /* relaxed: published by the spawn */
-    __atomic_store_n(&t->merino__state, MRN_T_ALLOCATED, __ATOMIC_RELAXED); /* relaxed: likewise */
+    mrn_task_init(t, fn);
     return t;
 }
 
-void mrn_task_delete(mrn_gworker *gw, merino_task *t) {
+void mrn_task_delete_slow(mrn_gworker *gw, merino_task *t) {
     if (t->merino__destroy) t->merino__destroy(t);
+    t->merino__destroy = NULL; /* every block on a free list has none (merino__task_init) */
     __atomic_store_n(&t->merino__state, MRN_T_FREE, __ATOMIC_RELAXED); /* relaxed: a debug aid */
     unsigned c = t->merino__class;
     if (c == MRN_CLASS_MALLOC) {
@@ -113,8 +104,8 @@ void mrn_task_delete(mrn_gworker *gw, merino_task *t) {
         return;
     }
     if (gw && gw->index == t->merino__owner) {
-        t->merino__parent = gw->free_list[c];
-        gw->free_list[c] = t;
+        t->merino__parent = gw->fast.free_list[c];
+        gw->fast.free_list[c] = t;
         return;
     }
     mrn_gworker *owner = mrn_gworker_at(t->merino__owner);

@@ -4,16 +4,20 @@
  * Files and the direction of their calls (a file calls only files below it in this list):
  *   flow.c    dependency graphs: nodes, edges (cycles rejected as they are made), runs
  *   group.c   task groups: run, wait, cancel, failures (the serial order of exceptions)
- *   task.c    the task-object API, running a task and its bypass chain, spawning, waiting, and
- *             the work source the core's idle loop asks
- *   deque.c   each worker's deque of ready task objects (owner LIFO, thieves FIFO)
+ *   task.c    the task-object API, running a task and its bypass chain, spawning, waiting, the
+ *             work source the core's idle loop asks, and the core's steal hook (context frames)
+ *   deque.c   each worker's split deque of ready task objects (owner LIFO and private, thieves
+ *             FIFO from the public part); the owner's fast paths are inline below
  *   alloc.c   task objects from per-worker free lists, and each worker's graph state
  * All of them may call src/core and src/sys. */
 #ifndef MERINO_GRAPH_INTERNAL_H
 #define MERINO_GRAPH_INTERNAL_H
 
+#define MERINO_GRAPH_NO_INLINE /* the library defines the functions the header's macros replace */
 #include "core/core.h"
 #include "merino_graph.h"
+
+#include <stddef.h>
 
 /* ---- a task object's life ----------------------------------------------------------------------- */
 
@@ -21,11 +25,11 @@
  * (its execute is on a C stack), RECYCLED_CHILD / RECYCLED_CONT (running, and kept after it
  * returns), ANCHOR (a group's or a root wait's count: never runs), FREE (on a free list). */
 enum {
-    MRN_T_ALLOCATED = 1,
-    MRN_T_READY,
-    MRN_T_RUNNING,
-    MRN_T_RECYCLED_CHILD,
-    MRN_T_RECYCLED_CONT,
+    MRN_T_ALLOCATED = MERINO__T_ALLOCATED, /* the values the header's inline code sets */
+    MRN_T_READY = MERINO__T_READY,
+    MRN_T_RUNNING = 3,
+    MRN_T_RECYCLED_CHILD = MERINO__T_RECYCLED_CHILD,
+    MRN_T_RECYCLED_CONT = MERINO__T_RECYCLED_CONT,
     MRN_T_ANCHOR,
     MRN_T_FREE,
 };
@@ -36,6 +40,10 @@ enum {
 #define MRN_CLASS_MALLOC 0xFFFF
 #define MRN_OWNER_NONE 0xFFFF
 #define MRN_CHUNK_BYTES 16384 /* blocks come from malloc in chunks of this many bytes */
+/* Context frames recorded per worker: nested task-object runs on one C stack (each nested wait is
+ * one level deeper); a frame beyond them is counted, not recorded (its direct tasks, if stolen,
+ * get the innermost recorded context). */
+#define MRN_FRAMES 128
 _Static_assert(sizeof(merino_task) == 64, "the task header is one cache line");
 _Static_assert(MERINO_MAX_WORKERS <= MRN_OWNER_NONE, "worker indexes fit merino__owner");
 _Static_assert((MERINO_TASK_DEQUE & (MERINO_TASK_DEQUE - 1)) == 0, "the deque is a power of two");
@@ -46,52 +54,183 @@ _Static_assert((MERINO_TASK_DEQUE & (MERINO_TASK_DEQUE - 1)) == 0, "the deque is
  * for the life of the process (pools may stop and start again; the caller slot passes between
  * threads, one at a time). */
 typedef struct mrn_gworker {
-    /* The deque (deque.c): thieves take at top (oldest), the owner pushes and pops at bottom. */
-    _Alignas(MRN_CACHE_LINE) int64_t top; /* atomic */
-    _Alignas(MRN_CACHE_LINE) int64_t bottom; /* atomic: written by the owner only */
+    /* The deque (deque.c): thieves take at top (oldest), the owner pushes and pops at bottom.
+     * [top, split) is public (thieves may take it), [split, bottom) private (the owner's alone). */
+    _Alignas(MRN_CACHE_LINE) int64_t top; /* atomic: thieves' CAS, and the owner's for the last public task */
+    int64_t split;                        /* atomic: written by the owner only */
+    _Alignas(MRN_CACHE_LINE) uint32_t want; /* atomic: a thief found nothing public (a request) */
+    /* The owner's line: bottom, its copies of split and top, the free lists (merino_graph.h's
+     * inline fast paths read and write these through merino__gcur; their slot and depth follow). */
+    _Alignas(MRN_CACHE_LINE) merino__gfast fast;
     merino_task *slot[MERINO_TASK_DEQUE];    /* atomic elements */
     int32_t depth[MERINO_TASK_DEQUE];        /* atomic elements: the depth of slot[i]'s task */
 
-    /* Free lists (alloc.c): blocks freed by other threads come back through remote. */
+    /* Context frames (task.c): where on this worker's direct task stack each running task
+     * object (or stolen direct task) began, and the task object whose context the direct tasks
+     * spawned above that point have — for a thief that steals one of them. The owner pushes and
+     * pops; thieves read (docs/graph.md, "Nesting"). */
+    _Alignas(MRN_CACHE_LINE) uint32_t nframes; /* atomic: frames pushed (may exceed MRN_FRAMES) */
+    struct mrn_frame {
+        merino__task *pos; /* atomic: merino__next when the frame began */
+        merino_task *ctx;  /* atomic: its context: the running task object, or NULL */
+    } frames[MRN_FRAMES];
+
+    /* Free lists (alloc.c): the owner's are fast.free_list; blocks freed by other threads come
+     * back through remote. */
     _Alignas(MRN_CACHE_LINE) merino_task *remote[MRN_NCLASSES]; /* atomic: Treiber stacks */
-    _Alignas(MRN_CACHE_LINE) merino_task *free_list[MRN_NCLASSES]; /* owner only */
     unsigned index;
+    uint32_t own_tag; /* index << 16: merino__owner and a merino__class of 0, as one 32-bit word */
 } mrn_gworker;
+_Static_assert(offsetof(mrn_gworker, slot) == offsetof(mrn_gworker, fast) + sizeof(merino__gfast),
+               "the slots follow the fast-path state (merino__gslot)");
+_Static_assert(offsetof(mrn_gworker, depth) == offsetof(mrn_gworker, slot) + sizeof(merino_task *) * MERINO_TASK_DEQUE,
+               "the depths follow the slots (merino__gdepth)");
+_Static_assert(sizeof(((merino__gfast *)0)->free_list) / sizeof(merino_task *) == MRN_NCLASSES,
+               "a free list per class");
 
-/* ---- alloc.c ---- */
+/* ---- alloc.c (fast paths inline: every task object pays for them) ---- */
 
-/* The calling thread's graph state, or NULL on a thread that is not a worker. */
-mrn_gworker *mrn_gself(void);
+extern mrn_gworker *mrn_gworkers[MERINO_MAX_WORKERS]; /* atomic elements: by worker index */
+
 /* Worker index i's graph state, or NULL when no thread has run task objects as worker i. */
-mrn_gworker *mrn_gworker_at(unsigned i);
-/* A task with data_bytes of data, its header set to defaults (no parent, no group, count 0). */
-merino_task *mrn_task_new(mrn_gworker *gw, merino_task_fn *fn, size_t data_bytes);
+static inline mrn_gworker *mrn_gworker_at(unsigned i) {
+    return __atomic_load_n(&mrn_gworkers[i], __ATOMIC_ACQUIRE); /* acquire: its initialization */
+}
+/* Makes the calling worker's graph state (NULL on a thread that is not a worker). */
+mrn_gworker *mrn_gworker_make_self(void);
+/* The calling thread's graph state, or NULL on a thread that is not a worker. */
+static inline mrn_gworker *mrn_gself(void) {
+    mrn_worker *w = mrn_self();
+    if (MRN_UNLIKELY(w == NULL)) return NULL;
+    /* relaxed: only this thread (the index's occupant) stores it */
+    mrn_gworker *gw = __atomic_load_n(&mrn_gworkers[w->index], __ATOMIC_RELAXED);
+    return MRN_LIKELY(gw != NULL) ? gw : mrn_gworker_make_self();
+}
+
+/* The header of a new task: defaults (no parent, no group, count 0). */
+static inline void mrn_task_init(merino_task *t, merino_task_fn *fn) { merino__task_init(t, fn, NULL, NULL, 0, 0); }
+/* Out of line: an empty free list, a large task, or no graph state (gw NULL). */
+merino_task *mrn_task_new_slow(mrn_gworker *gw, merino_task_fn *fn, size_t data_bytes);
+/* A task with data_bytes of data, its header set to defaults. Fast path: a pop from the free list
+ * of the smallest class (64 bytes of data), with no atomic. */
+static inline merino_task *mrn_task_new(mrn_gworker *gw, merino_task_fn *fn, size_t data_bytes) {
+    merino_task *t;
+    if (MRN_LIKELY(gw != NULL && data_bytes <= 128 - sizeof(merino_task) && (t = gw->fast.free_list[0]) != NULL)) {
+        gw->fast.free_list[0] = t->merino__parent;
+        mrn_task_init(t, fn);
+        return t;
+    }
+    return mrn_task_new_slow(gw, fn, data_bytes);
+}
+/* Out of line: a destroy function, another class, another worker's block, or malloc's. */
+void mrn_task_delete_slow(mrn_gworker *gw, merino_task *t);
 /* Calls the task's destroy function and returns it to its free list (gw: the caller's, or NULL). */
-void mrn_task_delete(mrn_gworker *gw, merino_task *t);
+static inline void mrn_task_delete(mrn_gworker *gw, merino_task *t) {
+    /* no destroy function, class 0 and owner gw: one compare of the two 16-bit fields */
+    if (MRN_LIKELY(gw != NULL && t->merino__destroy == NULL &&
+                   (t->merino__class | (uint32_t)t->merino__owner << 16) == gw->own_tag)) {
+        __atomic_store_n(&t->merino__state, MRN_T_FREE, __ATOMIC_RELAXED); /* relaxed: a debug aid */
+        t->merino__parent = gw->fast.free_list[0];
+        gw->fast.free_list[0] = t;
+        return;
+    }
+    mrn_task_delete_slow(gw, t);
+}
 
-/* ---- deque.c ---- */
+/* ---- deque.c (the owner's side inline) ---- */
 
-/* Pushes t at bottom; false when the deque is full. Owner only. */
-bool mrn_deque_push(mrn_gworker *gw, merino_task *t);
-/* Pops the newest task if it is deeper than above_depth, else NULL. Owner only. */
-merino_task *mrn_deque_pop(mrn_gworker *gw, int32_t above_depth);
+#define MRN_MASK (MERINO_TASK_DEQUE - 1)
+
 /* Steals the oldest task of victim if it is deeper than above_depth, else NULL. */
 merino_task *mrn_deque_steal(mrn_gworker *victim, int32_t above_depth);
 /* Whether gw's deque holds a task (seq_cst reads, for the sleep check). */
 bool mrn_deque_nonempty(mrn_gworker *gw);
 
+/* Makes every task of gw's deque public (a thief asked, or the owner is about to wait outside the
+ * graph layer). Owner only. */
+static inline void mrn_deque_publish(mrn_gworker *gw) {
+    int64_t b = __atomic_load_n(&gw->fast.bottom, __ATOMIC_RELAXED); /* relaxed: ours */
+    if (b != gw->fast.own_split) {
+        gw->fast.own_split = b;
+        /* release: the slots and the tasks' headers and data, for a thief's acquire of split */
+        __atomic_store_n(&gw->split, b, __ATOMIC_RELEASE);
+    }
+    __atomic_store_n(&gw->want, 0, __ATOMIC_RELAXED); /* relaxed: a hint; a thief asks again */
+}
+
+/* Publishes gw's private tasks if a thief asked. Owner only: at every push, pop and task run. */
+static inline void mrn_deque_poll(mrn_gworker *gw) {
+    /* relaxed: a request carries no data (the thief reads split with acquire) */
+    if (MRN_UNLIKELY(__atomic_load_n(&gw->want, __ATOMIC_RELAXED))) mrn_deque_publish(gw);
+}
+
+/* Pushes t at bottom, private; false when the deque is full. Owner only. No fence and no
+ * read-modify-write: thieves do not look at or above split. */
+static inline bool mrn_deque_push(mrn_gworker *gw, merino_task *t) {
+    if (MRN_UNLIKELY(!merino__deque_try_push(&gw->fast, t))) {
+        /* acquire: a thief's CAS of top is before our reuse of the slot it freed */
+        gw->fast.own_top = __atomic_load_n(&gw->top, __ATOMIC_ACQUIRE);
+        if (!merino__deque_try_push(&gw->fast, t)) return false;
+    }
+    mrn_deque_poll(gw);
+    return true;
+}
+
+/* Out of line: the newest task is public (deque.c). */
+merino_task *mrn_deque_pop_public(mrn_gworker *gw, int64_t b, int32_t above_depth);
+
+/* Pops the newest task if it is deeper than above_depth, else NULL. Owner only. A private task
+ * costs no fence and no read-modify-write; a public one is raced for with the thieves. */
+/* mrn_deque_pop without the poll of requests, for a caller that polls before it runs the task. */
+static inline merino_task *mrn_deque_pop_unpolled(mrn_gworker *gw, int32_t above_depth) {
+    int64_t b = __atomic_load_n(&gw->fast.bottom, __ATOMIC_RELAXED) - 1; /* relaxed: ours */
+    if (MRN_UNLIKELY(b < gw->fast.own_split)) return mrn_deque_pop_public(gw, b, above_depth);
+    if (__atomic_load_n(&gw->depth[b & MRN_MASK], __ATOMIC_RELAXED) <= above_depth) return NULL; /* relaxed: ours */
+    __atomic_store_n(&gw->fast.bottom, b, __ATOMIC_RELAXED); /* relaxed: ours */
+    return __atomic_load_n(&gw->slot[b & MRN_MASK], __ATOMIC_RELAXED); /* relaxed: our own store */
+}
+
+static inline merino_task *mrn_deque_pop(mrn_gworker *gw, int32_t above_depth) {
+    merino_task *x = mrn_deque_pop_unpolled(gw, above_depth);
+    mrn_deque_poll(gw);
+    return x;
+}
+
 /* ---- task.c ---- */
 
-/* The task object running on this thread (innermost), or NULL. */
+/* The task object running on this thread (innermost), or NULL: its depth bounds the waits. */
 merino_task *mrn_graph_current(void);
+/* The context of code running here: the task object whose group a group made here nests in (the
+ * innermost frame's: a task object running here, or the one that spawned the stolen direct task
+ * running here), or NULL. */
+merino_task *mrn_graph_context(void);
 /* Registers the graph's work source with the core (once; cheap after the first call). */
 void mrn_graph_init(void);
 /* Makes t ready on gw: queued, or run at once when the deque is full. */
 void mrn_spawn(mrn_gworker *gw, merino_task *t);
+/* Runs t, then the tasks it returns (bypass) and those its completion makes ready; with an anchor
+ * (a wait's), then our newest tasks deeper than depth too, while the anchor's count is not 1. */
+void mrn_execute_in(mrn_gworker *gw, merino_task *t, const merino_task *anchor, int32_t depth);
 /* Runs t, then the tasks it returns (bypass) and those its completion makes ready. */
-void mrn_execute(mrn_gworker *gw, merino_task *t);
+static inline void mrn_execute(mrn_gworker *gw, merino_task *t) { mrn_execute_in(gw, t, NULL, 0); }
 /* Runs other tasks until anchor's count is 1, stealing only tasks deeper than depth. */
-void mrn_wait_for(mrn_gworker *gw, merino_task *anchor, int32_t depth);
+void mrn_wait_loop(mrn_gworker *gw, merino_task *anchor, int32_t depth);
+static inline void mrn_wait_for(mrn_gworker *gw, merino_task *anchor, int32_t depth) {
+    /* acquire: pairs with the children's release decrements: their results */
+    if (__atomic_load_n(&anchor->merino__refs, __ATOMIC_ACQUIRE) != 1) mrn_wait_loop(gw, anchor, depth);
+}
+/* Groups flagged now: cancelled, or with a failure (each counted once from the flag's setting to its
+ * reset by a wait; a group abandoned flagged stays counted: slower checks, not wrong ones). While it
+ * is 0, no check walks a chain of groups. Incremented by the thread that sets the flag, right
+ * after, so whoever is ordered after that by happens-before sees a count above 0 too; a check that
+ * races with a cancel may miss it, as it may miss the flag (relaxed all through). */
+extern uint32_t mrn_flagged_groups; /* atomic */
+/* Whether any group is flagged (mrn_ctx_cancelled is false while none is). */
+static inline bool mrn_ctx_flagged(void) {
+    /* relaxed: as the flags (a group flagged before this task was made ready, by this thread or one
+     * it synchronized with since, was counted before that) */
+    return __atomic_load_n(&mrn_flagged_groups, __ATOMIC_RELAXED) != 0;
+}
 /* Whether the context (group, seq) is cancelled: g or a group it is nested in was cancelled, or
  * a task before seq (in run order) failed. */
 bool mrn_ctx_cancelled(const merino_task_group *g, uint64_t seq);

@@ -14,7 +14,7 @@
 
 void merino_task_group_init(merino_task_group *g) {
     mrn_graph_init();
-    merino_task *cur = mrn_graph_current();
+    merino_task *cur = mrn_graph_current(), *ctx = mrn_graph_context();
     merino_task *a = &g->merino__anchor;
     memset(a, 0, sizeof *a);
     a->merino__depth = cur ? cur->merino__depth : -1;
@@ -22,8 +22,8 @@ void merino_task_group_init(merino_task_group *g) {
     /* relaxed: the group is published to other threads by the spawn of its first task */
     __atomic_store_n(&a->merino__refs, 1, __ATOMIC_RELAXED);
     __atomic_store_n(&a->merino__state, MRN_T_ANCHOR, __ATOMIC_RELAXED); /* relaxed: likewise */
-    g->merino__outer = cur ? cur->merino__group : NULL;
-    g->merino__outer_seq = cur ? cur->merino__seq : 0;
+    g->merino__outer = ctx ? ctx->merino__group : NULL;
+    g->merino__outer_seq = ctx ? ctx->merino__seq : 0;
     /* relaxed, as refs (atomic stores: a graph's cancel may store the flag meanwhile) */
     __atomic_store_n(&g->merino__next_seq, 0, __ATOMIC_RELAXED);
     __atomic_store_n(&g->merino__failed_seq, UINT64_MAX, __ATOMIC_RELAXED); /* relaxed: as above */
@@ -107,9 +107,12 @@ typedef struct mrn_wait_args {
 int mrn_group_wait_here(merino_task_group *g) {
     mrn_wait_for(mrn_gself(), &g->merino__anchor, g->merino__anchor.merino__depth);
     int status = merino_task_group_is_canceling(g) ? MERINO_CANCELED : MERINO_COMPLETE;
-    /* Reset for reuse. relaxed: no task of g is left; the next run's spawn publishes these */
-    __atomic_store_n(&g->merino__cancelled, 0, __ATOMIC_RELAXED);
-    __atomic_store_n(&g->merino__failed_seq, UINT64_MAX, __ATOMIC_RELAXED); /* relaxed: as above */
+    /* Reset for reuse, uncounting its flags (mrn_flagged_groups). relaxed: no task of g is left;
+     * the next run's spawn publishes these; the exchange: a cancel from another thread meanwhile
+     * is either undone here or kept (and counted) for the next run */
+    unsigned flags = __atomic_exchange_n(&g->merino__cancelled, 0, __ATOMIC_RELAXED) != 0;
+    flags += __atomic_exchange_n(&g->merino__failed_seq, UINT64_MAX, __ATOMIC_RELAXED) != UINT64_MAX; /* relaxed: as above */
+    if (flags) __atomic_fetch_sub(&mrn_flagged_groups, flags, __ATOMIC_RELAXED); /* relaxed: see graph.h */
     __atomic_store_n(&g->merino__next_seq, 0, __ATOMIC_RELAXED);             /* relaxed: as above */
     return status;
 }
@@ -126,15 +129,19 @@ int merino_task_group_wait(merino_task_group *g) {
     return w.status;
 }
 
+int merino__group_wait_after(merino_task_group *g, merino_task *first) {
+    mrn_wait_args w = {g, first, MERINO_COMPLETE};
+    mrn_on_worker(mrn_wait_here, &w);
+    return w.status;
+}
+
 int merino__group_run_root(merino_task_group *g, merino_task *root) {
     root->merino__parent = &g->merino__anchor;
     root->merino__group = g;
     root->merino__seq = __atomic_fetch_add(&g->merino__next_seq, 1, __ATOMIC_RELAXED); /* as alloc */
     root->merino__depth = g->merino__anchor.merino__depth + 1;
     __atomic_fetch_add(&g->merino__anchor.merino__refs, 1, __ATOMIC_RELAXED); /* as alloc */
-    mrn_wait_args w = {g, root, MERINO_COMPLETE};
-    mrn_on_worker(mrn_wait_here, &w);
-    return w.status;
+    return merino__group_wait_after(g, root);
 }
 
 int merino_task_spawn_root_and_wait(merino_task *root) {
@@ -146,7 +153,9 @@ int merino_task_spawn_root_and_wait(merino_task *root) {
 /* ---- cancellation and failures ---------------------------------------------------------------------- */
 
 void merino_task_group_cancel(merino_task_group *g) {
-    __atomic_store_n(&g->merino__cancelled, 1, __ATOMIC_RELAXED); /* relaxed: a flag, no data */
+    /* relaxed: a flag, no data; the cancel that sets it counts it (mrn_flagged_groups, graph.h) */
+    if (!__atomic_exchange_n(&g->merino__cancelled, 1, __ATOMIC_RELAXED))
+        __atomic_fetch_add(&mrn_flagged_groups, 1, __ATOMIC_RELAXED); /* relaxed: see graph.h */
 }
 
 int merino_task_group_is_canceling(const merino_task_group *g) {
@@ -162,13 +171,16 @@ void merino__task_fail(merino_task *t, void *err, void (*drop)(void *)) {
                   "allocate task objects inside a task of merino_task_spawn_root_and_wait or a group");
     /* acquire: the error stored by the previous holder */
     while (__atomic_exchange_n(&g->merino__lock, 1, __ATOMIC_ACQUIRE)) mrn_cpu_relax();
-    if (t->merino__seq < __atomic_load_n(&g->merino__failed_seq, __ATOMIC_RELAXED)) { /* relaxed: under the lock */
+    uint64_t was = __atomic_load_n(&g->merino__failed_seq, __ATOMIC_RELAXED); /* relaxed: under the lock */
+    if (t->merino__seq < was) {
         if (g->merino__error) g->merino__drop_error(g->merino__error);
         g->merino__error = err;
         g->merino__drop_error = drop;
         /* relaxed: read by tasks about to start as a hint; the waiter reads the error after the
          * count's acquire (this task's completion comes after this store) */
         __atomic_store_n(&g->merino__failed_seq, t->merino__seq, __ATOMIC_RELAXED);
+        /* relaxed: see graph.h; the first failure of g counts it */
+        if (was == UINT64_MAX) __atomic_fetch_add(&mrn_flagged_groups, 1, __ATOMIC_RELAXED);
         err = NULL;
     }
     __atomic_store_n(&g->merino__lock, 0, __ATOMIC_RELEASE); /* release: the error, for the next holder */

@@ -1,13 +1,14 @@
 /* task.c — task objects: allocation, reference counts, spawning, running a task and its bypass
  * chain, waiting, recycling, and the work source the core's idle loop asks.
  *
- * The reference-count protocol (modelled in src/graph/model/refcount.c, a test):
+ * The reference-count protocol (modelled exhaustively by tests/test_graph_refcount.c):
  *  - The count is set before any child is spawned (relaxed: the spawn's release publishes it).
  *  - A finishing child decrements its parent's count with release order, so what it wrote (its
  *    result) happens before whatever reads the count and sees it drop. The one that brings it to
  *    zero makes the parent ready after an acquire fence (it then sees every other child's writes:
  *    the decrements form one release sequence) and runs it next unless execute returned a task
- *    to run (bypass); then it spawns it.
+ *    to run (bypass); then it spawns it. A child that loads (acquire) a count of 1 holds the last
+ *    reference: it stores 0 with no read-modify-write.
  *  - A task that waits for its children counts one more: they bring it to 1, never 0; the wait
  *    reads the count with acquire order until it is 1, then sets it to 0.
  *  - A task recycled as its own continuation counts one more too: the scheduler drops that one
@@ -24,11 +25,120 @@
 
 #include <string.h>
 
-static __thread merino_task *mrn_current; /* the task object running on this thread, innermost */
+/* Where the task object running on this thread (innermost) is: the context slot of the innermost
+ * mrn_execute_in frame, which holds its running task (stored once per task, for thieves and for
+ * us), or NULL. */
+static __thread merino_task *const *mrn_current_at;
 
-merino_task *mrn_graph_current(void) { return mrn_current; }
+static inline merino_task *mrn_current(void) {
+    merino_task *const *at = mrn_current_at;
+    return at ? __atomic_load_n(at, __ATOMIC_RELAXED) : NULL; /* relaxed: our own store */
+}
 
-merino_task *merino__task_current(void) { return mrn_current; }
+/* The fast-path state of the worker running a task object on this thread (merino_graph.h), set
+ * by mrn_execute_in for as long as it runs: only the thread occupying the worker's index runs
+ * there, so no stale pointer outlives a thread's turn in the caller slot. */
+static uint32_t mrn_no_want; /* atomic: never set */
+/* merino__gcur outside task objects: every fast path fails on it, with no write (a full deque, empty
+ * free lists) */
+static const merino__gfast mrn_gfast_none = {.bottom = 0, .own_top = -MERINO_TASK_DEQUE, .want = &mrn_no_want};
+MERINO_API __thread merino__gfast *merino__gcur __attribute__((tls_model("initial-exec"))) =
+    (merino__gfast *)&mrn_gfast_none;
+
+static inline mrn_gworker *mrn_gworker_of(merino__gfast *f) {
+    return (mrn_gworker *)((char *)f - offsetof(mrn_gworker, fast));
+}
+
+/* The calling thread's graph state: merino__gcur's while a task object runs (no lookup). */
+static inline mrn_gworker *mrn_gcur_or_self(void) {
+    merino__gfast *f = merino__gcur;
+    return MRN_LIKELY(f != &mrn_gfast_none) ? mrn_gworker_of(f) : mrn_gself();
+}
+
+void merino__graph_publish(void) { mrn_deque_publish(mrn_gworker_of(merino__gcur)); }
+
+merino_task *mrn_graph_current(void) { return mrn_current(); }
+
+merino_task *merino__task_current(void) { return mrn_current(); }
+
+/* ---- context frames ------------------------------------------------------------------------------ */
+
+/* A frame is pushed where a task object starts running (mrn_execute: its context is the task,
+ * updated along the bypass chain) and where a thief starts a stolen direct task (its context is
+ * the victim's frame that holds the stolen descriptor). Why a thief can read the victim's frames:
+ * while the stolen descriptor q is not joined, the frames the victim had when it spawned q stay
+ * (each belongs to code that must join q before it returns) and were written before q was
+ * published (the steal's acquire orders them); any frame pushed since begins above q. So the
+ * innermost frame below nframes whose pos is at or below q is q's context, whatever the victim
+ * does meanwhile (frames are read with relaxed atomics: a frame being rewritten begins above q
+ * in its old and its new value alike — every write of a frame at an index the victim reached
+ * again after spawning q has pos above q, and nframes' acquire shows at least those). */
+
+/* Pushes frame n (gw's nframes, read by the caller). */
+static inline void mrn_frame_push_at(mrn_gworker *gw, uint32_t n, merino__task *pos, merino_task *ctx) {
+    if (MRN_LIKELY(n < MRN_FRAMES)) {
+        __atomic_store_n(&gw->frames[n].pos, pos, __ATOMIC_RELAXED); /* relaxed: published by nframes */
+        __atomic_store_n(&gw->frames[n].ctx, ctx, __ATOMIC_RELAXED); /* relaxed: likewise */
+    }
+    __atomic_store_n(&gw->nframes, n + 1, __ATOMIC_RELEASE); /* release: the frame, for thieves */
+}
+
+static inline void mrn_frame_push(mrn_gworker *gw, merino__task *pos, merino_task *ctx) {
+    mrn_frame_push_at(gw, __atomic_load_n(&gw->nframes, __ATOMIC_RELAXED), pos, ctx); /* relaxed: the owner's */
+}
+
+static inline void mrn_frame_pop(mrn_gworker *gw) {
+    uint32_t n = __atomic_load_n(&gw->nframes, __ATOMIC_RELAXED); /* relaxed: the owner's */
+    __atomic_store_n(&gw->nframes, n - 1, __ATOMIC_RELAXED); /* relaxed: thieves ignore frames above q */
+}
+
+/* The context of gw's frames for the direct-stack descriptor q (see above), or NULL. */
+static merino_task *mrn_frame_context(mrn_gworker *gw, merino__task *q) {
+    uint32_t n = __atomic_load_n(&gw->nframes, __ATOMIC_ACQUIRE); /* acquire: the frames below n */
+    if (n > MRN_FRAMES) n = MRN_FRAMES;
+    while (n > 0) {
+        n--;
+        if (__atomic_load_n(&gw->frames[n].pos, __ATOMIC_RELAXED) <= q) /* relaxed: see above */
+            return __atomic_load_n(&gw->frames[n].ctx, __ATOMIC_RELAXED); /* relaxed: likewise */
+    }
+    return NULL;
+}
+
+merino_task *mrn_graph_context(void) {
+    mrn_gworker *gw = mrn_self() ? mrn_gworker_at(mrn_self()->index) : NULL;
+    if (!gw) return NULL;
+    uint32_t n = __atomic_load_n(&gw->nframes, __ATOMIC_RELAXED); /* relaxed: ours */
+    if (n == 0) return NULL;
+    if (n > MRN_FRAMES) n = MRN_FRAMES;
+    return __atomic_load_n(&gw->frames[n - 1].ctx, __ATOMIC_RELAXED); /* relaxed: ours */
+}
+
+/* The steal hook (src/core/core.h): a thief that takes victim's descriptor t runs it in t's
+ * context. Nothing to do when neither worker has ever run task objects. */
+#define MRN_NO_FRAME ((void *)1)
+
+static void *mrn_steal_enter(mrn_worker *self, mrn_worker *victim, merino__task *t, merino__task *top) {
+    mrn_gworker *vg = mrn_gworker_at(victim->index);
+    merino_task *ctx = vg ? mrn_frame_context(vg, t) : NULL;
+    mrn_gworker *gw = ctx ? mrn_gself() : mrn_gworker_at(self->index);
+    if (!gw) return MRN_NO_FRAME; /* no frames here: the context is already none */
+    mrn_deque_publish(gw); /* the stolen task may run long, or wait: our tasks are for the others */
+    mrn_frame_push(gw, top, ctx);
+    return gw;
+}
+
+static void mrn_steal_leave(mrn_worker *self, void *saved) {
+    (void)self;
+    if (saved != MRN_NO_FRAME) mrn_frame_pop(saved);
+}
+
+/* A join waits for a thief (the core's leapfrog): whoever it waits for may wait for our tasks. */
+static void mrn_steal_waiting(mrn_worker *self) {
+    mrn_gworker *gw = mrn_gworker_at(self->index);
+    if (gw) mrn_deque_poll(gw);
+}
+
+static const mrn_steal_hook mrn_graph_hook = {mrn_steal_enter, mrn_steal_leave, mrn_steal_waiting};
 
 /* ---- the work source ------------------------------------------------------------------------------ */
 
@@ -51,6 +161,7 @@ static merino_task *mrn_find_task(mrn_gworker *gw, int32_t depth) {
 static bool mrn_graph_run_one(mrn_worker *w, merino__task *top) {
     mrn_gworker *gw = mrn_gworker_at(w->index);
     if (!gw) gw = mrn_gself();
+    if (MRN_UNLIKELY(!gw)) return false; /* not reached: w is this thread's */
     merino_task *t = mrn_find_task(gw, INT32_MIN);
     if (!t) return false;
     merino__task *floor = w->floor;
@@ -58,6 +169,7 @@ static bool mrn_graph_run_one(mrn_worker *w, merino__task *top) {
     merino__next = top;
     mrn_execute(gw, t);
     w->floor = floor;
+    mrn_deque_publish(gw); /* back to the idle loop, which may run other sources' work for long */
     return true;
 }
 
@@ -79,13 +191,17 @@ static void mrn_graph_add_source(void) {
     mrn_sources_init(); /* the core's sources first: handed-over tasks, then the task stacks */
     if (mrn_source_add(&mrn_graph_source) != 0)
         mrn_fatal("no room for the task-object work source (MRN_MAX_SOURCES in src/core/core.h)");
+    if (mrn_steal_hook_set(&mrn_graph_hook) != 0) mrn_fatal("the core's steal hook is taken by another layer");
 }
 
 void mrn_graph_init(void) { pthread_once(&mrn_graph_once, mrn_graph_add_source); }
 
 /* ---- running ---------------------------------------------------------------------------------------- */
 
+_Alignas(MRN_CACHE_LINE) uint32_t mrn_flagged_groups; /* atomic */
+
 bool mrn_ctx_cancelled(const merino_task_group *g, uint64_t seq) {
+    if (MRN_LIKELY(!mrn_ctx_flagged())) return false;
     for (; g; seq = g->merino__outer_seq, g = g->merino__outer) {
         /* relaxed: hints with no data; a task that starts just before a cancel runs, as it would
          * have if it had started a little earlier */
@@ -109,14 +225,22 @@ __attribute__((noreturn, cold)) static void mrn_zero_while_running(void) {
 #define MRN_DROP_ORDER __ATOMIC_RELEASE
 #endif
 
-/* One reference of p dropped; returns p when that made it ready. */
+/* One reference of p dropped; returns p when that made it ready. A count of 1 is the last
+ * reference, ours: nobody else can change it, so it needs no read-modify-write (the TBB
+ * scheduler's shortcut; half the drops of a continuation with two children, when the first
+ * child finished before the second — always on one worker). */
 static merino_task *mrn_release_ref(merino_task *p) {
-    /* release: what this task wrote (its result) happens before the count is seen to drop */
-    if (__atomic_fetch_sub(&p->merino__refs, 1, MRN_DROP_ORDER) != 1) return NULL;
+    /* acquire: a count of 1 was left by the other references' release decrements: their writes */
+    if (__atomic_load_n(&p->merino__refs, __ATOMIC_ACQUIRE) == 1) {
+        __atomic_store_n(&p->merino__refs, 0, __ATOMIC_RELAXED); /* relaxed: ours alone now */
+    } else {
+        /* release: what this task wrote (its result) happens before the count is seen to drop */
+        if (__atomic_fetch_sub(&p->merino__refs, 1, MRN_DROP_ORDER) != 1) return NULL;
 #ifndef MERINO__TSAN
-    /* acquire: the writes of every child that decremented before us (one release sequence) */
-    __atomic_thread_fence(__ATOMIC_ACQUIRE);
+        /* acquire: the writes of every child that decremented before us (one release sequence) */
+        __atomic_thread_fence(__ATOMIC_ACQUIRE);
 #endif
+    }
     uint32_t s = __atomic_load_n(&p->merino__state, __ATOMIC_RELAXED); /* relaxed: ours now */
     if (MRN_UNLIKELY(s != MRN_T_ALLOCATED)) mrn_zero_while_running();
     return p;
@@ -127,14 +251,29 @@ void mrn_spawn(mrn_gworker *gw, merino_task *t) {
     if (MRN_UNLIKELY(!mrn_deque_push(gw, t))) mrn_execute(gw, t); /* full: run it now (bounded space) */
 }
 
-void mrn_execute(mrn_gworker *gw, merino_task *t) {
-    merino_task *outer = mrn_current;
+void mrn_execute_in(mrn_gworker *gw, merino_task *t, const merino_task *anchor, int32_t depth) {
+    if (gw == NULL) __builtin_unreachable(); /* the caller's state: spares the checks of NULL below */
+    merino__gfast *outer_fast = merino__gcur;
+    merino__gcur = &gw->fast;
+    uint32_t n = __atomic_load_n(&gw->nframes, __ATOMIC_RELAXED); /* relaxed: the owner's */
+    /* this frame's context, or for a frame past the recorded ones a slot of its own that thieves
+     * do not read (they take the innermost recorded one) */
+    merino_task *unrecorded;
+    merino_task **ctx = n < MRN_FRAMES ? &gw->frames[n].ctx : &unrecorded;
+    merino_task *const *outer_at = mrn_current_at;
+    mrn_current_at = ctx; /* the running task: *ctx from now on */
+    mrn_frame_push_at(gw, n, merino__next, t);
     do {
         merino_task *next = NULL;
         __atomic_store_n(&t->merino__state, MRN_T_RUNNING, __ATOMIC_RELAXED); /* relaxed: this thread's */
-        mrn_current = t;
-        if (MRN_LIKELY(!mrn_ctx_cancelled(t->merino__group, t->merino__seq))) next = t->merino__execute(t);
-        mrn_current = outer;
+        /* relaxed: the task now running in this frame (mrn_current's too); a thief reads it only
+         * while a direct task this task spawned is stolen, which this task joins before it returns */
+        __atomic_store_n(ctx, t, __ATOMIC_RELAXED);
+        mrn_deque_poll(gw); /* a bypass chain may run long without a push or pop */
+        if (MRN_LIKELY(!mrn_ctx_flagged() || !mrn_ctx_cancelled(t->merino__group, t->merino__seq)))
+            next = t->merino__execute(t);
+        /* mrn_current() still names t until the next task or the end of the chain: the code
+         * between (freeing t, dropping a reference, a push) reads it nowhere */
         merino_task *ready = NULL;
         switch (__atomic_load_n(&t->merino__state, __ATOMIC_RELAXED)) { /* relaxed: this thread's */
         case MRN_T_RUNNING: {
@@ -160,19 +299,28 @@ void mrn_execute(mrn_gworker *gw, merino_task *t) {
             else
                 next = ready; /* depth first: the parent whose last child this was */
         }
+        /* A wait's chain goes on with our newest task deeper than the wait, in this frame (what the
+         * wait's loop would do next, without leaving and entering again), while the wait's count
+         * is not 1. relaxed: a hint; the wait reads the count again with acquire */
+        if (!next && anchor && __atomic_load_n(&anchor->merino__refs, __ATOMIC_RELAXED) != 1)
+            next = mrn_deque_pop_unpolled(gw, depth); /* the loop polls before it runs it */
         t = next;
     } while (t);
+    mrn_current_at = outer_at;
+    merino__gcur = outer_fast;
+    mrn_frame_pop(gw);
 }
 
-void mrn_wait_for(mrn_gworker *gw, merino_task *anchor, int32_t depth) {
+void mrn_wait_loop(mrn_gworker *gw, merino_task *anchor, int32_t depth) {
     mrn_backoff b = {0};
     /* acquire: pairs with the children's release decrements: their results */
     while (__atomic_load_n(&anchor->merino__refs, __ATOMIC_ACQUIRE) != 1) {
         merino_task *t = mrn_find_task(gw, depth);
         if (t) {
-            mrn_execute(gw, t);
+            mrn_execute_in(gw, t, anchor, depth);
             mrn_backoff_reset(&b);
         } else {
+            mrn_deque_poll(gw); /* our tasks not deep enough for us may be what a thief needs */
             mrn_backoff_pause(&b); /* a thief runs what we wait for: let it */
         }
     }
@@ -218,19 +366,13 @@ merino_task *merino_task_alloc_root(merino_task_fn *fn, size_t data_bytes) {
 
 merino_task *merino_task_alloc_child(merino_task *parent, merino_task_fn *fn, size_t data_bytes) {
     merino_task *t = mrn_task_new(mrn_gself(), fn, data_bytes);
-    t->merino__parent = parent;
-    t->merino__group = parent->merino__group;
-    t->merino__seq = parent->merino__seq;
-    t->merino__depth = parent->merino__depth + 1;
+    merino__task_init(t, fn, parent, parent->merino__group, parent->merino__seq, parent->merino__depth + 1);
     return t;
 }
 
 merino_task *merino_task_alloc_continuation(merino_task *self, merino_task_fn *fn, size_t data_bytes) {
     merino_task *c = mrn_task_new(mrn_gself(), fn, data_bytes);
-    c->merino__parent = self->merino__parent;
-    c->merino__group = self->merino__group;
-    c->merino__seq = self->merino__seq;
-    c->merino__depth = self->merino__depth;
+    merino__task_init(c, fn, self->merino__parent, self->merino__group, self->merino__seq, self->merino__depth);
     self->merino__parent = NULL;
     return c;
 }
@@ -241,10 +383,7 @@ void merino_task_set_destroy(merino_task *t, merino_task_destroy_fn *fn) { t->me
 
 void merino_task_set_execute(merino_task *t, merino_task_fn *fn) { t->merino__execute = fn; }
 
-void merino_task_set_ref_count(merino_task *t, int count) {
-    /* relaxed: published to the children by their spawn (the deque's release) or bypass (same thread) */
-    __atomic_store_n(&t->merino__refs, count, __ATOMIC_RELAXED);
-}
+void merino_task_set_ref_count(merino_task *t, int count) { merino__task_set_ref_count(t, count); }
 
 int merino_task_ref_count(const merino_task *t) {
     return __atomic_load_n(&t->merino__refs, __ATOMIC_RELAXED); /* relaxed: a snapshot */
@@ -252,9 +391,8 @@ int merino_task_ref_count(const merino_task *t) {
 
 merino_task *merino_task_parent(const merino_task *t) { return t->merino__parent; }
 
-void merino_task_spawn(merino_task *t) {
-    mrn_gworker *gw = mrn_gself();
-    if (MRN_UNLIKELY(!gw)) mrn_not_on_worker("merino_task_spawn");
+/* The checks of a task about to be spawned (or run at once in a spawn's place). */
+static void mrn_check_spawnable(const merino_task *t) {
     /* relaxed: the state is this thread's (allocated here, or made ready to it by a count's acquire) */
     if (MRN_UNLIKELY(__atomic_load_n(&t->merino__state, __ATOMIC_RELAXED) != MRN_T_ALLOCATED))
         mrn_fatal("merino_task_spawn of a task that is running, queued or freed: spawn a task once, "
@@ -262,30 +400,44 @@ void merino_task_spawn(merino_task *t) {
     if (MRN_UNLIKELY(t->merino__parent == NULL))
         mrn_fatal("merino_task_spawn of a task with no parent (a root): nothing would wait for it; "
                   "run a root with merino_task_spawn_root_and_wait, or allocate the task as a child");
+}
+
+void merino_task_spawn(merino_task *t) {
+    mrn_gworker *gw = mrn_gcur_or_self();
+    if (MRN_UNLIKELY(!gw)) mrn_not_on_worker("merino_task_spawn");
+    mrn_check_spawnable(t);
     mrn_spawn(gw, t);
 }
 
-void merino_task_wait_for_all(merino_task *self) {
-    mrn_gworker *gw = mrn_gself();
-    if (MRN_UNLIKELY(!gw)) mrn_not_on_worker("merino_task_wait_for_all");
-    mrn_wait_for(gw, self, self->merino__depth);
+/* merino_task_spawn_and_wait_for_all (child may be NULL); what: the API function, for errors. */
+static void mrn_spawn_and_wait(merino_task *self, merino_task *child, const char *what) {
+    mrn_gworker *gw = mrn_gcur_or_self();
+    if (MRN_UNLIKELY(!gw)) mrn_not_on_worker(what);
+    int32_t depth = self->merino__depth;
+    if (child) {
+        mrn_check_spawnable(child);
+        /* The task the wait would take first (the newest), run at once in the wait's frame: no push
+         * and pop. Only a task deeper than self, as the wait's stealing rule says; else queued. */
+        if (MRN_LIKELY(child->merino__depth > depth))
+            mrn_execute_in(gw, child, self, depth);
+        else
+            mrn_spawn(gw, child);
+    }
+    mrn_wait_for(gw, self, depth);
     __atomic_store_n(&self->merino__refs, 0, __ATOMIC_RELAXED); /* relaxed: no child is left */
 }
 
+void merino_task_wait_for_all(merino_task *self) { mrn_spawn_and_wait(self, NULL, "merino_task_wait_for_all"); }
+
 void merino_task_spawn_and_wait_for_all(merino_task *self, merino_task *child) {
-    if (child) merino_task_spawn(child);
-    merino_task_wait_for_all(self);
+    mrn_spawn_and_wait(self, child, "merino_task_spawn_and_wait_for_all");
 }
 
 void merino_task_recycle_as_child_of(merino_task *self, merino_task *new_parent) {
-    self->merino__parent = new_parent;
-    self->merino__depth = new_parent->merino__depth + 1;
-    __atomic_store_n(&self->merino__state, MRN_T_RECYCLED_CHILD, __ATOMIC_RELAXED); /* relaxed: ours */
+    merino__task_recycle_as_child_of(self, new_parent);
 }
 
-void merino_task_recycle_as_continuation(merino_task *self) {
-    __atomic_store_n(&self->merino__state, MRN_T_RECYCLED_CONT, __ATOMIC_RELAXED); /* relaxed: ours */
-}
+void merino_task_recycle_as_continuation(merino_task *self) { merino__task_recycle_as_continuation(self); }
 
 void merino_task_cancel(merino_task *t) {
     if (t->merino__group) merino_task_group_cancel(t->merino__group);
