@@ -6,6 +6,7 @@
  * a wake between the check and the wait makes the wait return at once. */
 #include "core.h"
 
+#include "backoff.h"
 #include "merino/internal/layer.h"
 
 #include <limits.h>
@@ -133,3 +134,13 @@ void merino__help_nap(unsigned us) {
 }
 
 void merino__help_wake(void) { mrn_wake_all(); }
+
+_Static_assert(MERINO__BACKOFF_SLEEP == MRN_SLEEP_NOW, "merino/internal/layer.h's step number");
+
+int merino__backoff_wait(merino__backoff *b) {
+    mrn_backoff m = {b->fails, b->yield_from, 0};
+    mrn_backoff_step step = mrn_backoff_wait(&m);
+    b->fails = m.fails;
+    b->yield_from = m.yield_from;
+    return (int)step;
+}
