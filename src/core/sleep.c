@@ -118,8 +118,9 @@ void mrn_park(mrn_pool *p, mrn_worker *w, bool (*pending)(void)) {
  * napping count and the sleepers count are the two halves of the same Dekker pair as above. */
 bool mrn_all_asleep(void) {
     mrn_pool *p = &mrn_the_pool;
+    unsigned threads = __atomic_load_n(&p->count, __ATOMIC_RELAXED) - 1; /* relaxed: a bound (pool.c) */
     /* seq_cst: see above */
-    unsigned could_spawn = p->count - 1 + (__atomic_load_n(&mrn_slot_taken, __ATOMIC_SEQ_CST) != 0);
+    unsigned could_spawn = threads + (__atomic_load_n(&mrn_slot_taken, __ATOMIC_SEQ_CST) != 0);
     unsigned asleep = __atomic_load_n(&p->sleepers, __ATOMIC_SEQ_CST) + __atomic_load_n(&p->napping, __ATOMIC_SEQ_CST);
     return asleep + !mrn_counted >= could_spawn; /* the asking idle worker is about to sleep */
 }

@@ -66,7 +66,7 @@ static bool mrn_jobs_pending(void) {
 }
 
 static bool mrn_stacks_run_one(mrn_worker *w, merino__task *top) {
-    if (mrn_the_pool.count < 2) return false;
+    if (__atomic_load_n(&mrn_the_pool.count, __ATOMIC_RELAXED) < 2) return false; /* relaxed: a bound */
     if (mrn_steal(w, mrn_pick_victim(w), top)) return true;
     MRN_PROF_STEAL_FAILED();
     return false;
