@@ -4,7 +4,7 @@
 
 void mrn_push_job(mrn_job *job) {
     mrn_pool *p = &mrn_the_pool;
-    mrn_job *old = __atomic_load_n(&p->jobs, __ATOMIC_RELAXED);
+    mrn_job *old = __atomic_load_n(&p->jobs, __ATOMIC_RELAXED); /* relaxed: the CAS checks it */
     /* seq_cst: publishes the job and the task's arguments to the taker (release), and is the
      * waker's half of sleep.c's pair with the sleepers read in mrn_wake_all */
     do job->next = old;
@@ -21,7 +21,7 @@ mrn_job *mrn_take_job(void) {
     if (head == NULL || head->next == NULL) return head;
     mrn_job *rest = head->next, *last = rest;
     while (last->next) last = last->next;
-    mrn_job *old = __atomic_load_n(&p->jobs, __ATOMIC_RELAXED);
+    mrn_job *old = __atomic_load_n(&p->jobs, __ATOMIC_RELAXED); /* relaxed: the CAS checks it */
     /* seq_cst: the pushed jobs stay published to the next taker (release), and the pair with
      * mrn_wake_all's sleepers read below, as in mrn_push_job */
     do last->next = old;

@@ -103,7 +103,7 @@ void mrn_park(mrn_pool *p, mrn_worker *w, bool (*pending)(void)) {
             mrn_sleep(pending); /* until a run starts: then look again */
         }
     }
-    __atomic_fetch_sub(&p->parked, 1, __ATOMIC_RELAXED);
+    __atomic_fetch_sub(&p->parked, 1, __ATOMIC_RELAXED); /* relaxed: a count for display */
     mrn_wake_all(); /* others may have gone to sleep counting this worker as napping */
 }
 
@@ -121,7 +121,8 @@ bool mrn_all_asleep(void) {
     unsigned threads = __atomic_load_n(&p->count, __ATOMIC_RELAXED) - 1; /* relaxed: a bound (pool.c) */
     /* seq_cst: see above */
     unsigned could_spawn = threads + (__atomic_load_n(&mrn_slot_taken, __ATOMIC_SEQ_CST) != 0);
-    unsigned asleep = __atomic_load_n(&p->sleepers, __ATOMIC_SEQ_CST) + __atomic_load_n(&p->napping, __ATOMIC_SEQ_CST);
+    unsigned asleep =
+        __atomic_load_n(&p->sleepers, __ATOMIC_SEQ_CST) + __atomic_load_n(&p->napping, __ATOMIC_SEQ_CST);
     return asleep + !mrn_counted >= could_spawn; /* the asking idle worker is about to sleep */
 }
 

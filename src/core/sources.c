@@ -13,7 +13,7 @@ static pthread_mutex_t mrn_sources_lock = PTHREAD_MUTEX_INITIALIZER;
 
 int mrn_source_add(const mrn_source *s) {
     pthread_mutex_lock(&mrn_sources_lock);
-    unsigned n = __atomic_load_n(&mrn_nsources, __ATOMIC_RELAXED);
+    unsigned n = __atomic_load_n(&mrn_nsources, __ATOMIC_RELAXED); /* relaxed: writers hold the lock */
     if (n == MRN_MAX_SOURCES) {
         pthread_mutex_unlock(&mrn_sources_lock);
         return -1;
@@ -123,7 +123,7 @@ void mrn_sources_init(void) { pthread_once(&mrn_sources_once, mrn_add_core_sourc
 int merino__source_add(const merino__source *s) {
     mrn_sources_init();
     pthread_mutex_lock(&mrn_sources_lock);
-    unsigned n = __atomic_load_n(&mrn_nlayer_sources, __ATOMIC_RELAXED);
+    unsigned n = __atomic_load_n(&mrn_nlayer_sources, __ATOMIC_RELAXED); /* relaxed: writers hold the lock */
     int rc = -1;
     if (n < MRN_MAX_LAYER_SOURCES) {
         mrn_layer_sources[n] = s;
