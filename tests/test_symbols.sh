@@ -4,7 +4,7 @@
 # headers calls, each named in include/), apart from the linker's own _init, _fini, _edata, _end
 # and __bss_start; and every function merino.h marks MERINO_API is exported. The same for the
 # profiled variant, libmerino_prof.so, which also exports what merino_prof.h marks MERINO_PROF_API
-# and merino/internal/prof.h MERINO__PROF_API.
+# and merino/internal/prof.h MERINO__PROF_API. And libmerino_mpi.so needs no hidden symbol.
 # Needs MERINO_BUILD_DIR (the build tree) and MERINO_SOURCE_DIR (ctest sets both).
 set -euo pipefail
 : "${MERINO_BUILD_DIR:?set MERINO_BUILD_DIR to a merino build directory}"
@@ -64,5 +64,21 @@ check() {
 
 check libmerino merino_shared 'MERINO_API'
 check libmerino_prof merino_prof_shared 'MERINO_API|MERINO_PROF_API|MERINO__PROF_API'
+
+# A layer built as a library of its own (libmerino_mpi.so, when an MPI was found) links against
+# libmerino.so, so it may only use what that exports: no undefined mrn_* symbol (those are hidden,
+# and the library would fail to load).
+mpi=$(find "$MERINO_BUILD_DIR" -maxdepth 3 -name 'libmerino_mpi.so*' -type f | head -n 1)
+if [ -n "$mpi" ]; then
+    hidden=$(nm -D --undefined-only "$mpi" | awk '{ sub(/@.*/, "", $2); print $2 }' | grep -E '^(mrn|MRN)_' || true)
+    if [ -n "$hidden" ]; then
+        echo "test_symbols: $mpi uses symbols libmerino.so hides (export them as merino__* through" >&2
+        echo "include/merino/internal/layer.h, or keep them out of the layer):" >&2
+        printf '    %s\n' $hidden >&2
+        fail=1
+    else
+        echo "test_symbols: $mpi: uses only exported symbols"
+    fi
+fi
 [ "$fail" = 0 ] && echo "test_symbols: ok"
 exit "$fail"

@@ -113,7 +113,8 @@ typedef struct mrn_pool {
     _Alignas(MRN_CACHE_LINE) uint32_t active; /* atomic: tasks run from outside, not finished */
     uint32_t epoch;    /* atomic futex word: bumped when work arrives or on stop */
     uint32_t sleepers; /* atomic: workers asleep (or about to be) on epoch */
-    uint32_t napping;  /* atomic: workers asleep in a helping wait (merino__help_nap) */
+    uint32_t napping;  /* atomic: workers asleep in a helping wait (merino__help_nap) or parked
+                          by the budget while a run is in flight (mrn_park) */
     uint32_t stopping; /* atomic: pool threads leave their loop */
     uint32_t left;     /* atomic: pool threads that have left their loop */
 
@@ -208,7 +209,7 @@ void mrn_wake_all(void);
 void mrn_sleep(bool (*pending)(void));
 void mrn_budget_init(mrn_pool *p, const mrn_cpu_budget *budget);
 void mrn_budget_poll(mrn_pool *p, uint64_t now);
-void mrn_park(mrn_pool *p, mrn_worker *w);
+void mrn_park(mrn_pool *p, mrn_worker *w, bool (*pending)(void));
 /* Whether worker w must stop competing: the budget shrank below its index (pool threads only). */
 static inline bool mrn_over_budget(const mrn_pool *p, const mrn_worker *w) {
     return w->index >= __atomic_load_n(&p->allowed, __ATOMIC_RELAXED); /* relaxed: a hint, re-read in mrn_park */

@@ -4,9 +4,11 @@
 
 void mrn_push_job(mrn_job *job) {
     mrn_pool *p = &mrn_the_pool;
-    mrn_job *old = __atomic_load_n(&p->jobs, __ATOMIC_RELAXED);
-    do job->next = old; /* release: publishes the job and the task's arguments to the taker */
-    while (!__atomic_compare_exchange_n(&p->jobs, &old, job, true, __ATOMIC_RELEASE, __ATOMIC_RELAXED));
+    mrn_job *old = __atomic_load_n(&p->jobs, __ATOMIC_RELAXED); /* relaxed: the CAS checks it */
+    /* seq_cst: publishes the job and the task's arguments to the taker (release), and is the
+     * waker's half of sleep.c's pair with the sleepers read in mrn_wake_all */
+    do job->next = old;
+    while (!__atomic_compare_exchange_n(&p->jobs, &old, job, true, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED));
     mrn_wake_all();
 }
 
@@ -19,9 +21,11 @@ mrn_job *mrn_take_job(void) {
     if (head == NULL || head->next == NULL) return head;
     mrn_job *rest = head->next, *last = rest;
     while (last->next) last = last->next;
-    mrn_job *old = __atomic_load_n(&p->jobs, __ATOMIC_RELAXED);
-    do last->next = old; /* release below: the pushed jobs stay published to the next taker */
-    while (!__atomic_compare_exchange_n(&p->jobs, &old, rest, true, __ATOMIC_RELEASE, __ATOMIC_RELAXED));
+    mrn_job *old = __atomic_load_n(&p->jobs, __ATOMIC_RELAXED); /* relaxed: the CAS checks it */
+    /* seq_cst: the pushed jobs stay published to the next taker (release), and the pair with
+     * mrn_wake_all's sleepers read below, as in mrn_push_job */
+    do last->next = old;
+    while (!__atomic_compare_exchange_n(&p->jobs, &old, rest, true, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED));
     mrn_wake_all(); /* the rest may find a sleeping worker */
     return head;
 }

@@ -250,7 +250,11 @@ int merino_stop(void) {
     __atomic_store_n(&p->stopping, 1, __ATOMIC_SEQ_CST);
     __atomic_fetch_add(&p->epoch, 1, __ATOMIC_SEQ_CST);
     mrn_futex_wake(&p->epoch, INT32_MAX);
-    mrn_futex_wake(&p->allowed, INT32_MAX); /* workers parked over the CPU budget (sleep.c) */
+    /* Workers parked over the CPU budget (sleep.c): a new value makes the futex wait of one that
+     * checked stopping just before the store above return at once, instead of at its time-out.
+     * relaxed: a futex word; the workers re-read stopping (seq_cst above) after waking. */
+    __atomic_store_n(&p->allowed, MERINO_MAX_WORKERS, __ATOMIC_RELAXED);
+    mrn_futex_wake(&p->allowed, INT32_MAX);
     unsigned n = __atomic_load_n(&p->count, __ATOMIC_RELAXED);
     for (unsigned i = 1; i < n; i++) pthread_join(p->workers[i]->thread, NULL);
     MRN_PROF_POOL_STOP(p);

@@ -5,8 +5,8 @@
  * seq_cst), so one of the two sees the other. The futex word is an epoch read before counting:
  * a wake between the check and the wait makes the wait return at once. */
 #include "core.h"
-#include "backoff.h"
 
+#include "backoff.h"
 #include "merino/internal/layer.h"
 
 #include <limits.h>
@@ -23,9 +23,9 @@ void mrn_wake_all(void) {
     MRN_PROF_WAKE();
 }
 
-/* Sleeps until mrn_wake_all, unless pending() says there is work, or the pool stops. */
 static __thread bool mrn_counted; /* this thread is counted in sleepers (mrn_all_asleep) */
 
+/* Sleeps until mrn_wake_all, unless pending() says there is work, or the pool stops. */
 void mrn_sleep(bool (*pending)(void)) {
     mrn_pool *p = &mrn_the_pool;
     uint32_t epoch = __atomic_load_n(&p->epoch, __ATOMIC_SEQ_CST);
@@ -37,7 +37,9 @@ void mrn_sleep(bool (*pending)(void)) {
         mrn_futex_wait(&p->epoch, epoch);
     }
     mrn_counted = false;
-    __atomic_fetch_sub(&p->sleepers, 1, __ATOMIC_RELAXED); /* relaxed: only makes wakers skip */
+    /* seq_cst: mrn_all_asleep reads sleepers as workers that cannot spawn; a stale count there
+     * would put a worker to sleep beside one that spawns again */
+    __atomic_fetch_sub(&p->sleepers, 1, __ATOMIC_SEQ_CST);
 }
 
 /* ---- the live CPU budget ---------------------------------------------------------------------- */
@@ -81,21 +83,28 @@ void mrn_budget_poll(mrn_pool *p, uint64_t now) {
 
 /* Worker w is over the budget: it sleeps until the budget lets it compete again, or the pool stops.
  * While a task run from outside is in flight, the workers that compete may all be busy, with none
- * idle to re-read the budget: a parked worker then wakes every other re-read period to do it. */
-void mrn_park(mrn_pool *p, mrn_worker *w) {
+ * idle to re-read the budget: a parked worker then wakes every other re-read period to do it.
+ * Parked, it spawns nothing: in that timed wait it counts as napping (mrn_all_asleep), so that
+ * idle workers may still sleep when every other worker naps; in mrn_sleep it counts as a sleeper.
+ * Like a napper, it wakes the others when it leaves: it may steal a napper's task and spawn.
+ * pending: the work sources' check (mrn_work_pending, passed in: sources.c calls this file). */
+void mrn_park(mrn_pool *p, mrn_worker *w, bool (*pending)(void)) {
     __atomic_fetch_add(&p->parked, 1, __ATOMIC_RELAXED); /* relaxed: a count for display */
     for (;;) {
         uint32_t a = __atomic_load_n(&p->allowed, __ATOMIC_RELAXED); /* relaxed: see mrn_budget_poll */
         /* acquire: pairs with merino_stop's store; nothing to read after it but our exit */
         if (w->index < a || __atomic_load_n(&p->stopping, __ATOMIC_ACQUIRE)) break;
-        if (mrn_work_pending()) {
+        if (pending()) {
+            __atomic_fetch_add(&p->napping, 1, __ATOMIC_SEQ_CST); /* seq_cst: mrn_all_asleep */
             mrn_futex_wait_ns(&p->allowed, a, 2 * MRN_BUDGET_POLL_NS);
+            __atomic_fetch_sub(&p->napping, 1, __ATOMIC_SEQ_CST); /* seq_cst: mrn_all_asleep */
             mrn_budget_poll(p, mrn_clock_ns());
         } else {
-            mrn_sleep(mrn_work_pending); /* until a run starts: then look again */
+            mrn_sleep(pending); /* until a run starts: then look again */
         }
     }
-    __atomic_fetch_sub(&p->parked, 1, __ATOMIC_RELAXED);
+    __atomic_fetch_sub(&p->parked, 1, __ATOMIC_RELAXED); /* relaxed: a count for display */
+    mrn_wake_all(); /* others may have gone to sleep counting this worker as napping */
 }
 
 /* ---- sleeping in a helping wait ---------------------------------------------------------------- */
@@ -103,15 +112,17 @@ void mrn_park(mrn_pool *p, mrn_worker *w) {
 /* While a task run from outside the pool is in flight, idle workers do not sleep (sources.c: any
  * worker may spawn at any time, and a spawn wakes no one) — unless every worker that could spawn
  * sleeps too: in the idle loop (sleepers; the asking worker, which is about to, counts whether it
- * has counted itself yet or not) or in a helping wait that
- * found nothing to do (napping). A napping worker wakes the others (merino__help_wake) before it
- * spawns again, i.e. when its wait ends or it finds work. The napping count and the sleepers count
- * are the two halves of the same Dekker pair as above. */
+ * has counted itself yet or not), or in a helping wait that found nothing to do, or parked by the
+ * CPU budget with a run in flight (napping). A napping worker wakes the others (merino__help_wake,
+ * or mrn_park's exit) before it spawns again, i.e. when its wait ends or it finds work. The
+ * napping count and the sleepers count are the two halves of the same Dekker pair as above. */
 bool mrn_all_asleep(void) {
     mrn_pool *p = &mrn_the_pool;
+    unsigned threads = __atomic_load_n(&p->count, __ATOMIC_RELAXED) - 1; /* relaxed: a bound (pool.c) */
     /* seq_cst: see above */
-    unsigned could_spawn = p->count - 1 + (__atomic_load_n(&mrn_slot_taken, __ATOMIC_SEQ_CST) != 0);
-    unsigned asleep = __atomic_load_n(&p->sleepers, __ATOMIC_SEQ_CST) + __atomic_load_n(&p->napping, __ATOMIC_SEQ_CST);
+    unsigned could_spawn = threads + (__atomic_load_n(&mrn_slot_taken, __ATOMIC_SEQ_CST) != 0);
+    unsigned asleep =
+        __atomic_load_n(&p->sleepers, __ATOMIC_SEQ_CST) + __atomic_load_n(&p->napping, __ATOMIC_SEQ_CST);
     return asleep + !mrn_counted >= could_spawn; /* the asking idle worker is about to sleep */
 }
 
@@ -126,13 +137,12 @@ void merino__help_nap(unsigned us) {
 
 void merino__help_wake(void) { mrn_wake_all(); }
 
-/* backoff.h's policy behind a call, for layers built as libraries of their own (the settings it
- * reads are hidden in libmerino). */
-int merino__backoff(merino__backoff_state *b) {
-    mrn_backoff m = {b->fails, b->yield_from, b->now};
+_Static_assert(MERINO__BACKOFF_SLEEP == MRN_SLEEP_NOW, "merino/internal/layer.h's step number");
+
+int merino__backoff_wait(merino__backoff *b) {
+    mrn_backoff m = {b->fails, b->yield_from, 0};
     mrn_backoff_step step = mrn_backoff_wait(&m);
     b->fails = m.fails;
     b->yield_from = m.yield_from;
-    b->now = m.now;
-    return step == MRN_SLEEP_NOW;
+    return (int)step;
 }

@@ -13,7 +13,7 @@ static pthread_mutex_t mrn_sources_lock = PTHREAD_MUTEX_INITIALIZER;
 
 int mrn_source_add(const mrn_source *s) {
     pthread_mutex_lock(&mrn_sources_lock);
-    unsigned n = __atomic_load_n(&mrn_nsources, __ATOMIC_RELAXED);
+    unsigned n = __atomic_load_n(&mrn_nsources, __ATOMIC_RELAXED); /* relaxed: writers hold the lock */
     if (n == MRN_MAX_SOURCES) {
         pthread_mutex_unlock(&mrn_sources_lock);
         return -1;
@@ -66,7 +66,7 @@ static bool mrn_jobs_pending(void) {
 }
 
 static bool mrn_stacks_run_one(mrn_worker *w, merino__task *top) {
-    if (mrn_the_pool.count < 2) return false;
+    if (__atomic_load_n(&mrn_the_pool.count, __ATOMIC_RELAXED) < 2) return false; /* relaxed: a bound */
     if (mrn_steal(w, mrn_pick_victim(w), top)) return true;
     MRN_PROF_STEAL_FAILED();
     return false;
@@ -123,7 +123,7 @@ void mrn_sources_init(void) { pthread_once(&mrn_sources_once, mrn_add_core_sourc
 int merino__source_add(const merino__source *s) {
     mrn_sources_init();
     pthread_mutex_lock(&mrn_sources_lock);
-    unsigned n = __atomic_load_n(&mrn_nlayer_sources, __ATOMIC_RELAXED);
+    unsigned n = __atomic_load_n(&mrn_nlayer_sources, __ATOMIC_RELAXED); /* relaxed: writers hold the lock */
     int rc = -1;
     if (n < MRN_MAX_LAYER_SOURCES) {
         mrn_layer_sources[n] = s;

@@ -50,7 +50,7 @@ void *mrn_worker_main(void *arg) {
         /* relaxed: set in the child of a fork made from a task, by this very thread */
         if (MRN_UNLIKELY(__atomic_load_n(&mrn_fork_orphan, __ATOMIC_RELAXED))) mrn_orphan_idle();
         if (MRN_UNLIKELY(mrn_over_budget(p, w))) {
-            mrn_park(p, w); /* the CPU budget shrank: stop competing until it grows (sleep.c) */
+            mrn_park(p, w, mrn_work_pending); /* the budget shrank: stop competing until it grows */
             mrn_backoff_reset(&b);
             continue;
         }

@@ -5,7 +5,6 @@
  * for growing intervals up to MERINO_MPI_POLL_US. Outside the pool: MPI_Wait / MPI_Waitall. */
 #include "mpi_layer.h"
 
-
 #include <time.h>
 
 static void mrn_sleep_us(unsigned us) {
@@ -19,20 +18,20 @@ static void mrn_sleep_us(unsigned us) {
 static int mrn_help_until_done(int count, MPI_Request reqs[], MPI_Status *statuses, uint32_t left) {
     mrn_mpi_wait w = {.reqs = reqs, .statuses = statuses, .count = count, .left = left};
     mrn_mpi_register(&w);
-    merino__backoff_state b = {0};
+    merino__backoff b = {0};
     unsigned nap_us = 1;
     bool napped = false; /* idle workers may have gone to sleep meanwhile (merino__help_nap) */
     /* acquire: pairs with the poller's release decrement: our requests and statuses */
     while (__atomic_load_n(&w.left, __ATOMIC_ACQUIRE) != 0) {
         if (mrn_mpi_poll()) {
-            b = (merino__backoff_state){0};
+            b = (merino__backoff){0};
             nap_us = 1;
         } else if (merino__help_one()) {
-            b = (merino__backoff_state){0};
+            b = (merino__backoff){0};
             nap_us = 1;
             if (napped) merino__help_wake(); /* what ran may have spawned: wake the thieves */
             napped = false;
-        } else if (merino__backoff(&b)) {
+        } else if (merino__backoff_wait(&b) == MERINO__BACKOFF_SLEEP) {
             merino__help_nap(nap_us); /* nothing to run, nothing arrived: free the processor */
             napped = true;
             nap_us = nap_us * 2 < mrn_mpi.poll_us ? nap_us * 2 : mrn_mpi.poll_us;
@@ -47,14 +46,14 @@ static int mrn_help_until_done(int count, MPI_Request reqs[], MPI_Status *status
 /* Under MPI_THREAD_SERIALIZED, outside the pool: MPI_Wait would hold the lock for the whole wait
  * and stop the workers' MPI calls; test under the lock instead, backing off between tests. */
 static int mrn_serialized_test_loop(int count, MPI_Request reqs[], MPI_Status statuses[]) {
-    merino__backoff_state b = {0};
+    merino__backoff b = {0};
     for (;;) {
         int flag = 0;
         mrn_mpi_call_begin();
         int rc = MPI_Testall(count, reqs, &flag, statuses);
         mrn_mpi_call_end();
         if (flag || (rc != MPI_SUCCESS && rc != MPI_ERR_IN_STATUS)) return rc;
-        if (merino__backoff(&b)) mrn_sleep_us(mrn_mpi.poll_us);
+        if (merino__backoff_wait(&b) == MERINO__BACKOFF_SLEEP) mrn_sleep_us(mrn_mpi.poll_us);
     }
 }
 

@@ -43,15 +43,17 @@ MERINO_API void merino__help_nap(unsigned us);
 /* Wakes the workers sleeping in the idle loop (a load when there are none). */
 MERINO_API void merino__help_wake(void);
 
-/* The runtime's one back-off policy (spin, yield, then sleep; the pool's idle settings) for a
- * layer's wait: a state zeroed to start and after each success; after each failed attempt,
- * merino__backoff spins or yields and returns 0, or returns 1 when the wait should sleep now (and
- * keeps returning 1 until the state is zeroed). */
-typedef struct merino__backoff_state {
+/* The core's back-off policy (src/core/backoff.h: spin, then yield, then sleep; MERINO_IDLE_SPINS,
+ * MERINO_IDLE_US) for the waits of a layer built apart, which cannot read the core's settings:
+ * start with a zeroed state; after each failed attempt call merino__backoff_wait, which spins or
+ * yields, or returns MERINO__BACKOFF_SLEEP when the wait should sleep (on what it waits for);
+ * zero the state again after progress or a sleep. */
+typedef struct merino__backoff {
     unsigned fails;
-    uint64_t yield_from, now;
-} merino__backoff_state;
-MERINO_API int merino__backoff(merino__backoff_state *b);
+    uint64_t yield_from;
+} merino__backoff;
+#define MERINO__BACKOFF_SLEEP 2
+MERINO_API int merino__backoff_wait(merino__backoff *b);
 
 #ifdef __cplusplus
 }
