@@ -338,6 +338,11 @@ MERINO__WRAP_ATTR static void mrn_call_wrap(merino__task *top, merino__task *t) 
     mrn_call c;
     memcpy(&c, t->payload, sizeof c);
     c.fn(c.arg);
+    /* The calling thread leaves the worker it ran as (the caller slot, or a job's worker) and may
+     * leave task objects it pushed private there: publish them now, since only a running owner
+     * publishes (a group's external spawn, then a wait handed to another worker, hung for ever). */
+    mrn_gworker *gw = mrn_gworker_at(mrn_self()->index);
+    if (gw) mrn_deque_publish(gw);
 }
 
 void mrn_on_worker(void (*fn)(void *), void *arg) {
