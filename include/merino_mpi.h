@@ -60,8 +60,10 @@ MERINO_MPI_API int merino_mpi_init(void);
 MERINO_MPI_API int merino_mpi_wait(MPI_Request *req, MPI_Status *status);
 
 /* MPI_Waitall(count, reqs, statuses), the same way. statuses may be MPI_STATUSES_IGNORE. Returns
- * MPI_SUCCESS, or MPI_ERR_IN_STATUS with each status's MPI_ERROR set (when statuses are given). */
-MERINO_MPI_API int merino_mpi_waitall(int count, MPI_Request reqs[], MPI_Status statuses[]);
+ * MPI_SUCCESS, or MPI_ERR_IN_STATUS with each status's MPI_ERROR set (when statuses are given).
+ * statuses is declared as a pointer (the same type as MPI_Status[]): with MPICH, whose
+ * MPI_STATUSES_IGNORE is (MPI_Status *)1, gcc warns about an array parameter passed it. */
+MERINO_MPI_API int merino_mpi_waitall(int count, MPI_Request reqs[], MPI_Status *statuses);
 
 /* Under MPI_THREAD_SERIALIZED: bracket every MPI call of the program (made while merino's
  * workers run) with these. Under MPI_THREAD_MULTIPLE they are not needed (and cost a mutex). */

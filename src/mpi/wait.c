@@ -45,7 +45,7 @@ static int mrn_help_until_done(int count, MPI_Request reqs[], MPI_Status *status
 
 /* Under MPI_THREAD_SERIALIZED, outside the pool: MPI_Wait would hold the lock for the whole wait
  * and stop the workers' MPI calls; test under the lock instead, backing off between tests. */
-static int mrn_serialized_test_loop(int count, MPI_Request reqs[], MPI_Status statuses[]) {
+static int mrn_serialized_test_loop(int count, MPI_Request reqs[], MPI_Status *statuses) {
     merino__backoff b = {0};
     for (;;) {
         int flag = 0;
@@ -65,7 +65,7 @@ static void mrn_empty_status(MPI_Status *st) {
     MPI_Status_set_elements(st, MPI_BYTE, 0);
 }
 
-int merino_mpi_waitall(int count, MPI_Request reqs[], MPI_Status statuses[]) {
+int merino_mpi_waitall(int count, MPI_Request reqs[], MPI_Status *statuses) {
     mrn_mpi_require();
     if (merino__self == NULL) { /* not a worker: nothing else to run here */
         if (mrn_mpi.serialized) return mrn_serialized_test_loop(count, reqs, statuses);

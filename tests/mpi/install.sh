@@ -38,6 +38,9 @@ step "run the pkg-config build on 2 ranks" bash "$here/mpirun.sh" 2 60 "$work/pc
 # CMake: find_package(merino) then merino::mpi / merino::mpi_shared
 gen=()
 if [ -n "${MERINO_GENERATOR:-}" ]; then gen=(-G "$MERINO_GENERATOR"); fi
+# The MPI merino_mpi was built with (with two MPIs installed, the consumer's find_package(MPI)
+# would otherwise take the system default and mix the two: MPICH's library, Open MPI's header).
+if [ -n "${MERINO_MPI_C_COMPILER:-}" ]; then gen+=("-DMPI_C_COMPILER=$MERINO_MPI_C_COMPILER"); fi
 step "configure the find_package consumer" cmake -S "$here/consumer" -B "$work/cmake" "${gen[@]}" \
     -DCMAKE_BUILD_TYPE=Release "-DCMAKE_PREFIX_PATH=$prefix" "-DEXAMPLE=$example" >/dev/null
 found=$(sed -n 's/^merino_DIR:[A-Z]*=//p' "$work/cmake/CMakeCache.txt")
