@@ -164,10 +164,13 @@ RATIOS = {
 # The profiler (bench/prof, linked with libmerino_prof): its parallelism for fibw (fib with a loop
 # of w iterations in every call; closed form), stress and cholesky against independent estimates,
 # and the profiled fib's T_1 / T_S. Params: fib_n fib_w h L trees chol_n chol_nz ovh_n; reps =
-# rounds (medians); run at 1 worker (the dag's figures, least disturbed) and 2.
+# rounds (medians); run at 1 worker (the dag's figures, least disturbed) and 2. The third headline
+# size has coarse strands (calls of ~70 us, leaves of ~20 us): the method's figures where a strand
+# is long beside an interrupt.
 PROF = {
     "headline": [size("20 20000 3 4096 1024 500 2000 36", reps=5, est=1.0),
-                 size("20 20000 7 256 256 500 2000 36", reps=5, est=1.0)],
+                 size("20 20000 7 256 256 500 2000 36", reps=5, est=1.0),
+                 size("16 200000 3 65536 256 500 2000 36", reps=5, est=1.5)],
     "all": [size("20 20000 3 4096 1024 500 2000 36", reps=11, est=2.0),
             size("20 20000 7 256 256 500 2000 36", reps=11, est=2.0),
             size("22 20000 5 4096 256 1000 4000 38", reps=5, est=4.0)],

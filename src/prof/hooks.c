@@ -328,13 +328,13 @@ void mrn_prof_leapfrog_try(void) { mrn_pt.lf_try = true; }
 
 /* A context starting at the spawn point (span, bspan) plus a steal's burden, with no work yet. */
 static mrn_prof_saved mrn_prof_enter(uint64_t span, uint64_t bspan) {
-    uint64_t now = merino__prof_ticks();
     mrn_prof_saved sv = {.ctx = merino__prof_here, .cat = mrn_pt.cat, .la = mrn_pt.la};
     if (mrn_pt.lf_try) {
         mrn_pt.la++;
         mrn_pt.lf_try = false;
     }
-    mrn_delay_sync();
+    mrn_delay_sync(); /* a system call: before the strand's first tick, or it lands on the span */
+    uint64_t now = merino__prof_ticks();
     merino__prof_ctx c = {.mark = now, .work = 0, .span = span, .bspan = bspan};
     merino__prof_here = c;
     mrn_prof_switch_at(mrn_prof_app(), now);

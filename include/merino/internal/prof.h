@@ -60,7 +60,10 @@ MERINO__PROF_API uint64_t merino__prof_long(uint64_t ticks);
 static inline void merino__prof_strand(merino__prof_ctx *c) {
     uint64_t now = merino__prof_ticks();
     uint64_t d = now - c->mark;
-    if (MERINO__UNLIKELY(d > MERINO__PROF_LONG)) d = merino__prof_long(d);
+    if (MERINO__UNLIKELY(d > MERINO__PROF_LONG)) {
+        d = merino__prof_long(d);
+        now = merino__prof_ticks(); /* the look is a system call: not the next strand's time */
+    }
     c->mark = now;
     c->work += d;
     c->span += d;
