@@ -33,12 +33,6 @@ __attribute__((noreturn, cold)) static void mrn_orphan_idle(void) {
               "or fork from outside merino's tasks");
 }
 
-/* A run from outside is in flight (a hint: mrn_sleep's check of the sources decides). */
-static inline bool mrn_in_flight(mrn_pool *p) {
-    /* relaxed: hints, re-read seq_cst by mrn_work_pending before any sleep */
-    return __atomic_load_n(&mrn_slot_taken, __ATOMIC_RELAXED) != 0 || __atomic_load_n(&p->active, __ATOMIC_RELAXED) != 0;
-}
-
 void *mrn_worker_main(void *arg) {
     mrn_worker *w = arg;
     mrn_pool *p = &mrn_the_pool;
@@ -51,7 +45,7 @@ void *mrn_worker_main(void *arg) {
     MRN_PROF_LOOP_BEGIN();
 
     mrn_backoff b = {0};
-    bool woken = false; /* back from a sleep, and found no work since */
+    bool woken = false; /* back from a sleep, and not yet looked for work */
     /* acquire: pairs with merino_stop's release store; nothing to read after it but our exit */
     while (!__atomic_load_n(&p->stopping, __ATOMIC_ACQUIRE)) {
         /* relaxed: set in the child of a fork made from a task, by this very thread */
@@ -69,13 +63,17 @@ void *mrn_worker_main(void *arg) {
             woken = false;
             continue;
         }
-        /* Woken, and no work found since: once the run we were woken for is over (an empty
-         * region ends in a microsecond, a wake-up takes several), sleep again at once, not after
-         * idle_us of yielding — those yields are for a worker that has just run out of work. */
-        if (MRN_UNLIKELY(woken) && !mrn_in_flight(p) && !mrn_work_pending()) {
-            mrn_sleep(mrn_work_pending);
-            mrn_backoff_reset(&b);
-            continue;
+        /* Woken for a run that has ended before we looked (an empty region is over in a
+         * microsecond, a wake-up takes several): sleep again at once, not after idle_us of
+         * yielding — the yields are for a worker that has just run out of work. */
+        if (MRN_UNLIKELY(woken)) {
+            woken = false;
+            if (!mrn_work_pending()) {
+                mrn_sleep(mrn_work_pending);
+                mrn_backoff_reset(&b);
+                woken = true;
+                continue;
+            }
         }
         mrn_backoff_step step = mrn_backoff_wait(&b);
         if (step == MRN_SPUN) continue;
