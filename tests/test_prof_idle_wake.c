@@ -4,12 +4,14 @@
  *    futex wake is made, and no pool thread goes to sleep again (it never woke);
  *  - the first spawn of a region wakes them, and its tasks get stolen;
  *  - a region that only queues task objects (a task group, no direct spawn) wakes them too, and a
- *    pool thread runs some of its tasks.
+ *    pool thread runs some of its tasks;
+ *  - so does a parallel loop called from outside the pool (its region splits the range by spawning).
  * At 2 workers and at 4 (more than the cores: every pool thread must be woken, not one). */
 #include "check.h"
 
 #include <merino.h>
 #include <merino_graph.h>
+#include <merino_loop.h>
 #include <merino_prof.h>
 
 #include "fib.h"
@@ -66,6 +68,12 @@ MERINO_VOID_TASK_0(group_region) {
     CHECK_EQ_INT(merino_task_group_wait(&g), MERINO_COMPLETE);
 }
 
+/* A loop's sub-ranges: 2 ms of work each, counted where they ran. */
+static void loop_body(int64_t lo, int64_t hi, void *ctx) {
+    (void)ctx;
+    for (int64_t i = lo; i < hi; i++) spin_2ms(NULL);
+}
+
 static void round_at(unsigned workers) {
     check_set_context("workers=%u", workers);
     g_workers = workers;
@@ -106,6 +114,17 @@ static void round_at(unsigned workers) {
         CHECK(wakes() > w1);
     }
     printf("workers=%u: task objects run by pool threads: %d\n", workers, __atomic_load_n(&g_on_pool, __ATOMIC_RELAXED));
+    CHECK(__atomic_load_n(&g_on_pool, __ATOMIC_RELAXED) > 0);
+
+    /* A loop from outside the pool: the same. */
+    __atomic_store_n(&g_on_pool, 0, __ATOMIC_RELAXED);
+    for (int r = 0; r < 20 && __atomic_load_n(&g_on_pool, __ATOMIC_RELAXED) == 0; r++) {
+        settle(pool_sleeps(), 0);
+        uint64_t w1 = wakes();
+        merino_for(0, 16, loop_body, NULL, NULL);
+        CHECK(wakes() > w1);
+    }
+    printf("workers=%u: loop iterations run by pool threads: %d\n", workers, __atomic_load_n(&g_on_pool, __ATOMIC_RELAXED));
     CHECK(__atomic_load_n(&g_on_pool, __ATOMIC_RELAXED) > 0);
 
     CHECK_EQ_INT(merino_stop(), 0);
