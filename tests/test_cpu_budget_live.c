@@ -43,9 +43,15 @@ static void remove_cpu_max(void) {
     CHECK_EQ_INT(unlink(path), 0);
 }
 
+MERINO_VOID_TASK_0(nothing) {}
+
 /* Waits, inside a task (so that a run is in flight and the pool threads idle and re-read the
- * budget), until merino_workers_active() == want. Returns the count last seen. */
+ * budget), until merino_workers_active() == want. Returns the count last seen. The spawn wakes
+ * the sleeping pool threads (a region that spawns nothing leaves them asleep); awake, they stay
+ * awake until the run ends. */
 MERINO_TASK_1(unsigned, wait_active, unsigned, want) {
+    MERINO_SPAWN(nothing);
+    MERINO_JOIN(nothing);
     double t0 = check_now();
     unsigned seen;
     while ((seen = merino_workers_active()) != want && check_now() - t0 < 60.0) sched_yield();

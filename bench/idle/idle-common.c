@@ -69,17 +69,19 @@ static double idle_calibrate(void) {
 }
 
 int idle_main(int argc, char **argv, void (*start)(int workers), void (*region)(int n)) {
-    const char *p[3];
+    const char *p[4];
     int workers, reps;
-    int np = bench_args(argc, argv, &workers, &reps, p, 3);
-    if (np < 3) bench_usage_exit(argv[0], "period_us region_us seconds");
+    int np = bench_args(argc, argv, &workers, &reps, p, 4);
+    if (np < 3) bench_usage_exit(argv[0], "period_us region_us seconds [tasks]");
     long period_us = bench_param_long(p, np, 0, 1000);
     long region_us = bench_param_long(p, np, 1, 0);
     double seconds = bench_param_double(p, np, 2, 1.0);
-    if (period_us < 1 || region_us < 0 || seconds <= 0 || workers > 64)
-        bench_usage_exit(argv[0], "period_us region_us seconds   (period >= 1, region >= 0, workers <= 64)");
+    long tasks = bench_param_long(p, np, 3, workers);
+    if (period_us < 1 || region_us < 0 || seconds <= 0 || workers > 64 || tasks < 1 || tasks > 64)
+        bench_usage_exit(argv[0], "period_us region_us seconds [tasks]   (period >= 1, region >= 0, workers <= 64, "
+                                  "1 <= tasks <= 64)");
     idle_is_submitter = 1;
-    idle_iters_per_task = region_us > 0 ? (long)(idle_calibrate() * (double)region_us / workers) : 0;
+    idle_iters_per_task = region_us > 0 ? (long)(idle_calibrate() * (double)region_us / tasks) : 0;
     start(workers);
     region(workers); /* the threads are up before the loop */
 
@@ -100,7 +102,7 @@ int idle_main(int argc, char **argv, void (*start)(int workers), void (*region)(
         atomic_store_explicit(&idle_first_ns, LLONG_MAX, memory_order_relaxed);
         atomic_store_explicit(&idle_other_ns, LLONG_MAX, memory_order_relaxed);
         long long t_submit = idle_ns();
-        region(workers);
+        region((int)tasks);
         first[regions] = atomic_load_explicit(&idle_first_ns, memory_order_relaxed) - t_submit;
         long long o = atomic_load_explicit(&idle_other_ns, memory_order_relaxed);
         if (o != LLONG_MAX) other[nother++] = o - t_submit;
@@ -111,7 +113,7 @@ int idle_main(int argc, char **argv, void (*start)(int workers), void (*region)(
     double wall = (double)(idle_ns() - t_start) * 1e-9;
     double cpu = idle_cpu_s() - c0;
     double busy = (double)atomic_load(&idle_busy_ns) * 1e-9;
-    int ok = atomic_load(&idle_tasks_run) == (long long)regions * workers;
+    int ok = atomic_load(&idle_tasks_run) == (long long)regions * tasks;
     char extra[512];
     char ratio[32];
     if (busy > 0)
@@ -123,9 +125,9 @@ int idle_main(int argc, char **argv, void (*start)(int workers), void (*region)(
     snprintf(extra, sizeof extra,
              "\"cpu_s\": %.6f, \"busy_s\": %.6f, \"cpu_over_busy\": %s, \"idle_cpus\": %.5f, "
              "\"first_med_us\": %.2f, \"first_p99_us\": %.2f, \"other_med_us\": %.2f, \"other_p99_us\": %.2f, "
-             "\"other_regions\": %ld, \"period_us\": %ld, \"region_us\": %ld",
-             cpu, busy, ratio, (cpu - busy) / wall, f_med, f_99, o_med, o_99, nother, period_us, region_us);
+             "\"other_regions\": %ld, \"period_us\": %ld, \"region_us\": %ld, \"tasks\": %ld",
+             cpu, busy, ratio, (cpu - busy) / wall, f_med, f_99, o_med, o_99, nother, period_us, region_us, tasks);
     free(first);
     free(other);
-    return bench_report_i64x(wall, ok, regions, (int64_t)regions * workers, extra);
+    return bench_report_i64x(wall, ok, regions, (int64_t)regions * tasks, extra);
 }

@@ -1,9 +1,10 @@
 /* idle.h — the idle-cost experiment (rayon #642's pattern), shared by every version of bench/idle.
  *
- * idle --workers N period_us region_us seconds
+ * idle --workers N period_us region_us seconds [tasks]
  *   Every period_us microseconds for `seconds` seconds, the main thread submits one parallel region
- *   of N tasks (one per worker) and waits for it; each task spins region_us / N microseconds
- *   (region_us = 0: an empty region). Between regions the main thread sleeps (clock_nanosleep to
+ *   of `tasks` tasks (default N: one per worker) and waits for it; each task spins region_us / tasks
+ *   microseconds (region_us = 0: an empty region; tasks = 1: a region that makes no other task,
+ *   e.g. a MERINO_RUN of a task that spawns nothing). Between regions the main thread sleeps (clock_nanosleep to
  *   the next tick), so the runtime's workers idle: what they cost then is the experiment.
  * Prints the contract's JSON line (seconds = the loop's wall time, result = regions run; check ok
  * when every region ran all its tasks) with

@@ -64,6 +64,7 @@ typedef struct mrn_worker {
     int cpu;              /* the CPU a pool thread binds itself to (place.c), or -1 */
     bool caller_slot;     /* occupied by threads that call in (enter.c), not a pool thread */
     unsigned public_left; /* public mode: public tasks to inline before spawning private again */
+    bool wake_due;        /* caller slot: its region has made no work available yet (enter.c) */
     uint64_t public_mark; /* public mode: when the last public task of the run began (ns) */
     uint64_t steals, leapfrogs, publishes, privatizations; /* merino__count; stats.c */
     uint64_t rng;
@@ -194,6 +195,14 @@ void mrn_wait_no_asking(mrn_pool *p);
 void mrn_push_job(mrn_job *job);
 mrn_job *mrn_take_job(void);
 void mrn_run_job(mrn_worker *w, mrn_job *job, merino__task *top);
+
+/* enter.c: a region run in the caller slot wakes the sleeping workers at the first work it makes
+ * available — its first spawn (a slow one: the region starts in public mode), or a task object
+ * queued or run — not at its entry, so that a region that makes none wakes no one. */
+void mrn_region_wake(mrn_worker *w);
+static inline void mrn_wake_if_due(mrn_worker *w) {
+    if (MRN_UNLIKELY(w->wake_due)) mrn_region_wake(w);
+}
 
 /* owner.c */
 void mrn_enter_public(mrn_worker *w);

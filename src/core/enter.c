@@ -72,24 +72,35 @@ static void mrn_run_in_slot(mrn_pool *p, mrn_worker *w, merino__task *t, merino_
     __atomic_store_n(&merino__limit, (uintptr_t)w->pub.end, __ATOMIC_RELAXED);
     w->public_left = 0;
     /* The region's first spawns are public when other workers may be idle, so that they can be
-     * taken at once, not at our next spawn or join — a whole leaf later. */
-    if (p->count > 1) mrn_enter_public(w);
+     * taken at once, not at our next spawn or join — a whole leaf later; and the first of them
+     * wakes the sleepers (mrn_region_wake), which a region that spawns nothing leaves asleep. */
+    bool others = p->count > 1;
+    if (others) mrn_enter_public(w);
+    w->wake_due = others;
     /* relaxed: published by the release store of occupied below; atomic because a thief that saw
      * the last occupant may still be reading the old pointers */
     __atomic_store_n(&w->limit_p, &merino__limit, __ATOMIC_RELAXED);
     __atomic_store_n(&w->split_p, &merino__split, __ATOMIC_RELAXED);
     __atomic_store_n(&w->occupied, 1, __ATOMIC_RELEASE); /* release: the pointers above */
-    mrn_wake_all(); /* our tasks are there to steal */
 
     MRN_PROF_ROOT_BEGIN();
     wrap(w->pub.base, t);
     MRN_PROF_ROOT_END();
+    w->wake_due = false;
 
     /* relaxed: thieves that still see 1 may store a request into this thread's words, harmless
      * while it lives; at its exit it waits for them (mrn_leave_for_good) */
     __atomic_store_n(&w->occupied, 0, __ATOMIC_RELAXED);
     merino__self = NULL;
     merino__next = NULL;
+}
+
+/* The first work of the region is published: wake the sleepers for it. Sleepers that counted
+ * themselves before our take of the slot (mrn_try_take_slot, seq_cst) are seen by mrn_wake_all's
+ * seq_cst load; those that count themselves after it see the slot taken and do not sleep. */
+__attribute__((noinline)) void mrn_region_wake(mrn_worker *w) {
+    w->wake_due = false;
+    mrn_wake_all();
 }
 
 /* ---- handing over --------------------------------------------------------------------------------- */

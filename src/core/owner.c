@@ -66,6 +66,7 @@ void merino__spawn_slow(merino__task *t, uintptr_t state) {
     mrn_set_split(w, t + 1); /* t's join takes the exchange */
     /* release: a thief that reads TASK(wrap) must see the arguments just stored */
     __atomic_store_n(&t->state, state & ~(uintptr_t)1, __ATOMIC_RELEASE);
+    mrn_wake_if_due(w); /* the region's first spawn: wake the sleepers to take it */
 }
 
 /* ---- the owner as its own thief (a helping wait) ------------------------------------------------- */

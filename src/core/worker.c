@@ -45,6 +45,7 @@ void *mrn_worker_main(void *arg) {
     MRN_PROF_LOOP_BEGIN();
 
     mrn_backoff b = {0};
+    bool woken = false; /* back from a sleep, and not yet looked for work */
     /* acquire: pairs with merino_stop's release store; nothing to read after it but our exit */
     while (!__atomic_load_n(&p->stopping, __ATOMIC_ACQUIRE)) {
         /* relaxed: set in the child of a fork made from a task, by this very thread */
@@ -59,7 +60,20 @@ void *mrn_worker_main(void *arg) {
         MRN_PROF_FIND_END();
         if (found) {
             mrn_backoff_reset(&b);
+            woken = false;
             continue;
+        }
+        /* Woken for a run that has ended before we looked (an empty region is over in a
+         * microsecond, a wake-up takes several): sleep again at once, not after idle_us of
+         * yielding — the yields are for a worker that has just run out of work. */
+        if (MRN_UNLIKELY(woken)) {
+            woken = false;
+            if (!mrn_work_pending()) {
+                mrn_sleep(mrn_work_pending);
+                mrn_backoff_reset(&b);
+                woken = true;
+                continue;
+            }
         }
         mrn_backoff_step step = mrn_backoff_wait(&b);
         if (step == MRN_SPUN) continue;
@@ -70,6 +84,7 @@ void *mrn_worker_main(void *arg) {
             } else {
                 mrn_sleep(mrn_work_pending); /* nothing in flight: free the processor until there is */
                 mrn_backoff_reset(&b);
+                woken = true;
             }
         }
     }

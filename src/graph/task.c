@@ -249,10 +249,13 @@ static merino_task *mrn_release_ref(merino_task *p) {
 void mrn_spawn(mrn_gworker *gw, merino_task *t) {
     __atomic_store_n(&t->merino__state, MRN_T_READY, __ATOMIC_RELAXED); /* relaxed: the push publishes */
     if (MRN_UNLIKELY(!mrn_deque_push(gw, t))) mrn_execute(gw, t); /* full: run it now (bounded space) */
+    mrn_wake_if_due(mrn_self()); /* a region's first work: thieves must be awake to ask for it */
 }
 
 void mrn_execute_in(mrn_gworker *gw, merino_task *t, const merino_task *anchor, int32_t depth) {
     if (gw == NULL) __builtin_unreachable(); /* the caller's state: spares the checks of NULL below */
+    /* a region's first task object (its children are pushed inline, unseen by the core) */
+    mrn_wake_if_due(mrn_self());
     merino__gfast *outer_fast = merino__gcur;
     merino__gcur = &gw->fast;
     uint32_t n = __atomic_load_n(&gw->nframes, __ATOMIC_RELAXED); /* relaxed: the owner's */

@@ -1,0 +1,138 @@
+/* test_prof_idle_wake.c — what wakes a sleeping pool (src/core/enter.c, docs/idle.md), read from the
+ * profiled variant's counters of sleeps and wakes (libmerino_prof; the same core code):
+ *  - with the pool threads asleep, MERINO_RUNs of a task that spawns nothing wake none of them: no
+ *    futex wake is made, and no pool thread goes to sleep again (it never woke);
+ *  - the first spawn of a region wakes them, and its tasks get stolen;
+ *  - a region that only queues task objects (a task group, no direct spawn) wakes them too, and a
+ *    pool thread runs some of its tasks;
+ *  - so does a parallel loop called from outside the pool (its region splits the range by spawning).
+ * At 2 workers and at 4 (more than the cores: every pool thread must be woken, not one). */
+#include "check.h"
+
+#include <merino.h>
+#include <merino_graph.h>
+#include <merino_loop.h>
+#include <merino_prof.h>
+
+#include "fib.h"
+
+static unsigned g_workers;
+
+/* Sleeps of the pool threads (workers 1..), and wakes made by anyone. */
+static uint64_t pool_sleeps(void) {
+    uint64_t s = 0;
+    for (unsigned i = 1; i < g_workers; i++) {
+        merino_prof_report w;
+        CHECK_EQ_INT(merino_prof_get_worker(i, &w), 0);
+        s += w.sleeps;
+    }
+    return s;
+}
+
+static uint64_t wakes(void) {
+    merino_prof_report r;
+    CHECK_EQ_INT(merino_prof_get(&r), 0);
+    return r.wakes;
+}
+
+/* Waits until the pool threads are asleep: their sleep count has grown by `more` at least, and has
+ * then stayed the same for 100 ms (each counts a sleep just before it waits on the futex). */
+static void settle(uint64_t since, uint64_t more) {
+    double t0 = check_now();
+    uint64_t s;
+    do {
+        s = pool_sleeps();
+        check_sleep(0.1);
+        CHECK_MSG(check_now() - t0 < 60.0, "the pool threads did not fall asleep (sleeps %llu, from %llu)",
+                  (unsigned long long)s, (unsigned long long)since);
+    } while (s < since + more || pool_sleeps() != s);
+}
+
+MERINO_TASK_1(int, nothing, int, x) { return x + 1; }
+
+/* A region with task objects only: they spin for 2 ms each and say where they ran. */
+static int g_on_pool; /* atomic: tasks run by a pool thread */
+
+static void spin_2ms(void *arg) {
+    (void)arg;
+    double t0 = check_now();
+    while (check_now() - t0 < 0.002) {
+    }
+    if (merino_worker_index() > 0) __atomic_fetch_add(&g_on_pool, 1, __ATOMIC_RELAXED);
+}
+
+MERINO_VOID_TASK_0(group_region) {
+    merino_task_group g;
+    merino_task_group_init(&g);
+    for (int i = 0; i < 8; i++) merino_task_group_run(&g, spin_2ms, NULL);
+    CHECK_EQ_INT(merino_task_group_wait(&g), MERINO_COMPLETE);
+}
+
+/* A loop's sub-ranges: 2 ms of work each, counted where they ran. */
+static void loop_body(int64_t lo, int64_t hi, void *ctx) {
+    (void)ctx;
+    for (int64_t i = lo; i < hi; i++) spin_2ms(NULL);
+}
+
+static void round_at(unsigned workers) {
+    check_set_context("workers=%u", workers);
+    g_workers = workers;
+    merino_config cfg = {0};
+    cfg.workers = workers;
+    CHECK_EQ_INT(merino_start(&cfg), 0);
+    CHECK_EQ_INT(MERINO_RUN(fib, 20), serial_fib(20));
+    settle(0, workers - 1);
+
+    /* Empty regions: nobody is woken. */
+    uint64_t w0 = wakes(), s0 = pool_sleeps();
+    for (int i = 0; i < 2000; i++) CHECK_EQ_INT(MERINO_RUN(nothing, i), i + 1);
+    check_sleep(0.05); /* a worker woken by mistake would have slept again by now */
+    printf("workers=%u: 2000 empty regions: %llu wakes, %llu sleeps of the pool threads\n", workers,
+           (unsigned long long)(wakes() - w0), (unsigned long long)(pool_sleeps() - s0));
+    CHECK_EQ_UINT(wakes() - w0, 0);
+    CHECK_EQ_UINT(pool_sleeps() - s0, 0);
+
+    /* A region that spawns wakes them, and they steal. */
+    merino_stats st0, st1;
+    merino_stats_get(&st0);
+    CHECK_EQ_INT(MERINO_RUN(fib, 27), serial_fib(27));
+    CHECK(wakes() > w0);
+    for (int r = 0; r < 50; r++) { /* a loaded machine may not schedule the woken threads at once */
+        merino_stats_get(&st1);
+        if (st1.steals > st0.steals) break;
+        CHECK_EQ_INT(MERINO_RUN(fib, 27), serial_fib(27));
+    }
+    printf("workers=%u: fib(27): %llu steals\n", workers, (unsigned long long)(st1.steals - st0.steals));
+    CHECK(st1.steals > st0.steals);
+
+    /* A region that only queues task objects wakes them too, and they run some of the tasks. */
+    __atomic_store_n(&g_on_pool, 0, __ATOMIC_RELAXED);
+    for (int r = 0; r < 20 && __atomic_load_n(&g_on_pool, __ATOMIC_RELAXED) == 0; r++) {
+        settle(pool_sleeps(), 0);
+        uint64_t w1 = wakes();
+        MERINO_RUN(group_region);
+        CHECK(wakes() > w1);
+    }
+    printf("workers=%u: task objects run by pool threads: %d\n", workers, __atomic_load_n(&g_on_pool, __ATOMIC_RELAXED));
+    CHECK(__atomic_load_n(&g_on_pool, __ATOMIC_RELAXED) > 0);
+
+    /* A loop from outside the pool: the same. */
+    __atomic_store_n(&g_on_pool, 0, __ATOMIC_RELAXED);
+    for (int r = 0; r < 20 && __atomic_load_n(&g_on_pool, __ATOMIC_RELAXED) == 0; r++) {
+        settle(pool_sleeps(), 0);
+        uint64_t w1 = wakes();
+        merino_for(0, 16, loop_body, NULL, NULL);
+        CHECK(wakes() > w1);
+    }
+    printf("workers=%u: loop iterations run by pool threads: %d\n", workers, __atomic_load_n(&g_on_pool, __ATOMIC_RELAXED));
+    CHECK(__atomic_load_n(&g_on_pool, __ATOMIC_RELAXED) > 0);
+
+    CHECK_EQ_INT(merino_stop(), 0);
+    check_set_context(NULL);
+}
+
+int main(void) {
+    round_at(2);
+    round_at(4);
+    return 0;
+}
