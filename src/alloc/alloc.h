@@ -57,7 +57,7 @@
 #define MRN_MEDIUM_KEEP_BYTES (1024 * 1024)     /* and at most this much per heap */
 /* A calloc of a recycled medium run of at least this many bytes decommits its whole pages instead
  * of clearing them (large.c: mrn_medium_zero). */
-#define MRN_ZERO_DECOMMIT ((size_t)32 * 1024)
+#define MRN_ZERO_DECOMMIT ((size_t)48 * 1024)
 /* Free blocks kept resident in the global pool (MERINO_ALLOC_RETAIN overrides it, in KB): past
  * twice this, the pool gives back (unmaps entirely free chunks, decommits other free blocks) down to
  * this; a thread's exit trims it to half of this. */

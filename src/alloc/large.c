@@ -54,8 +54,11 @@ static void *mrn_large_map(size_t size, size_t align, unsigned mclass, mrn_heap 
  * MRN_ZERO_DECOMMIT bytes on, the object's whole pages are decommitted instead of cleared, as
  * jemalloc zeroes a recycled extent (ehooks_default_zero_impl): the kernel maps zero pages as they
  * are touched, so a calloc'd buffer the program fills only in part does not make resident the
- * memory it never writes — this keeps the MTS mix's peak resident size below jemalloc's now that
- * freed runs stay resident (pool.c's decay) — at the price of a system call. */
+ * memory it never writes — at the price of a system call (and a TLB shootdown on the cores running
+ * the program's other threads). Now that freed runs stay resident (pool.c's decay), this is what
+ * keeps the MTS mix's peak resident size below jemalloc's: 5 interleaved rounds, 2 threads, peak
+ * MB / Mops/s, clearing from 32 KB 11.8 / 21.4, from 48 KB 13.2 / 25.3, from 64 KB 15.2 / 32.2,
+ * never ~31 / 44; jemalloc 14.7 / 12.4. */
 static void mrn_medium_zero(char *p, size_t size) {
     if (size < MRN_ZERO_DECOMMIT) {
         memset(p, 0, size);
