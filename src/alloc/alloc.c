@@ -315,7 +315,7 @@ static void mrn_batch_flush(mrn_heap *me, mrn_batch *s) {
     me->batched -= s->n;
     s->to = NULL;
     s->head = s->tail = NULL;
-    s->n = 0;
+    s->n = s->bytes = 0;
     for (unsigned i = 0; i < MRN_AHEAD; i++) s->ahead[i] = NULL;
 }
 
@@ -328,7 +328,8 @@ static inline void mrn_batch_add(mrn_heap *me, mrn_batch *s, void *p, const mrn_
     s->head = p;
     if (!s->tail) s->tail = p;
     me->batched++;
-    if (++s->n >= MRN_BATCH_MAX) mrn_batch_flush(me, s);
+    s->bytes += (tag & MRN_TAG_LARGE) ? (uint32_t)b->map_len : b->size;
+    if (++s->n >= MRN_BATCH_MAX || s->bytes >= MRN_BATCH_BYTES) mrn_batch_flush(me, s);
 }
 
 static void mrn_batches_flush(mrn_heap *me) {

@@ -67,9 +67,13 @@ MRN_HIDDEN extern size_t mrn_pool_keep; /* written once at initialization, befor
  * for this many milliseconds (MERINO_ALLOC_DECAY_MS overrides it); 0 gives them back at once. */
 #define MRN_DECAY_MS 100
 MRN_HIDDEN extern uint64_t mrn_decay_ms; /* as mrn_pool_keep */
-/* Frees of other heaps' objects wait in the freeing thread in batches of up to this many, one
- * batch per owning heap, MRN_BATCHES batches at once. */
-#define MRN_BATCH_MAX 64
+/* Frees of other heaps' objects wait in the freeing thread in batches of up to this many objects
+ * and bytes, one batch per owning heap, MRN_BATCHES batches at once. 256 rather than 64 objects:
+ * speed-cross +11%, xmalloc-test +14%, larson-many +3% (2 threads, 7 interleaved rounds; the
+ * owner takes them in longer lists, less often); the byte bound keeps what waits small for large
+ * objects (8 x 64 KB at most, and one medium object each). */
+#define MRN_BATCH_MAX 256
+#define MRN_BATCH_BYTES (64 * 1024)
 #define MRN_BATCHES 8
 
 /* owner_tag: the owning heap's address, with flags in its low bits (heaps are page aligned). */
@@ -125,6 +129,7 @@ typedef struct mrn_batch {
     mrn_heap *to;      /* owning heap of the objects, NULL when the slot is unused */
     void *head, *tail; /* objects linked through their first word */
     uint32_t n;
+    uint32_t bytes;    /* the objects' sizes (a medium object's: its run) */
     void *ahead[MRN_AHEAD]; /* the last MRN_AHEAD objects added, by n % MRN_AHEAD */
 } mrn_batch;
 
