@@ -265,7 +265,7 @@ static void mrn_owner_free(mrn_heap *h, mrn_block *b, void *p) {
 }
 
 /* Whether objects of b (with owner tag tag) have a second word for the prefetch hint (mrn_batch). */
-static inline bool mrn_has_hint(const mrn_block *b, uintptr_t tag) { return (tag & MRN_TAG_LARGE) || b->size >= 16; }
+static inline bool mrn_has_hint(const mrn_block *b) { return b->size >= 16; } /* a medium run's size is its length */
 
 /* Takes every object other threads have freed into h and frees it into its block. */
 static void mrn_heap_collect(mrn_heap *h) {
@@ -278,7 +278,7 @@ static void mrn_heap_collect(mrn_heap *h) {
         mrn_block *b = mrn_block_of(p);
         /* relaxed: h's own block or medium run, whose tag only this thread writes */
         uintptr_t tag = atomic_load_explicit(&b->owner_tag, memory_order_relaxed);
-        if (mrn_has_hint(b, tag)) __builtin_prefetch(((void **)p)[1]); /* a hint: any value is harmless */
+        if (mrn_has_hint(b)) __builtin_prefetch(((void **)p)[1]); /* a hint: any value is harmless */
         if (MRN_LIKELY(tag == (uintptr_t)h)) { /* a plain block (no flag): as merino_free's fast path */
             *(void **)p = b->free;
             b->free = p;
@@ -319,16 +319,16 @@ static void mrn_batch_flush(mrn_heap *me, mrn_batch *s) {
     for (unsigned i = 0; i < MRN_AHEAD; i++) s->ahead[i] = NULL;
 }
 
-/* Adds p (whose block is b, with owner tag tag) to the batch s of this thread (heap me). */
-static inline void mrn_batch_add(mrn_heap *me, mrn_batch *s, void *p, const mrn_block *b, uintptr_t tag) {
+/* Adds p (whose block is b) to the batch s of this thread (heap me). */
+static inline void mrn_batch_add(mrn_heap *me, mrn_batch *s, void *p, const mrn_block *b) {
     void **o = p;
     o[0] = s->head;
-    if (mrn_has_hint(b, tag)) o[1] = s->ahead[s->n % MRN_AHEAD]; /* the object MRN_AHEAD down the list */
+    if (mrn_has_hint(b)) o[1] = s->ahead[s->n % MRN_AHEAD]; /* the object MRN_AHEAD down the list */
     s->ahead[s->n % MRN_AHEAD] = p;
     s->head = p;
     if (!s->tail) s->tail = p;
     me->batched++;
-    s->bytes += (tag & MRN_TAG_LARGE) ? (uint32_t)b->map_len : b->size;
+    s->bytes += b->size;
     if (++s->n >= MRN_BATCH_MAX || s->bytes >= MRN_BATCH_BYTES) mrn_batch_flush(me, s);
 }
 
@@ -337,9 +337,9 @@ static void mrn_batches_flush(mrn_heap *me) {
         if (me->batch[i].to) mrn_batch_flush(me, &me->batch[i]);
 }
 
-/* p, an object of heap to (block b, owner tag tag), freed by this thread (heap me, possibly the
+/* p, an object of heap to (block b), freed by this thread (heap me, possibly the
  * empty heap). */
-static void mrn_foreign_free(mrn_heap *me, mrn_heap *to, void *p, const mrn_block *b, uintptr_t tag) {
+static void mrn_foreign_free(mrn_heap *me, mrn_heap *to, void *p, const mrn_block *b) {
     if (MRN_UNLIKELY(me == &mrn_empty_heap)) { /* exiting, or out of memory: no batch to use */
         MRN_STAT_ADD(remote_frees, 1);
         mrn_remote_push(to, p, p);
@@ -362,7 +362,7 @@ static void mrn_foreign_free(mrn_heap *me, mrn_heap *to, void *p, const mrn_bloc
         s->to = to;
     }
     me->batch_last = s;
-    mrn_batch_add(me, s, p, b, tag);
+    mrn_batch_add(me, s, p, b);
 }
 
 /* ---- malloc and free: fast paths first --------------------------------------------------------------- */
@@ -461,7 +461,7 @@ __attribute__((noinline)) static void mrn_free_general(void *p, mrn_block *b, ui
     else if (!owner) /* a large object: straight back to the OS */
         mrn_large_free(NULL, b);
     else
-        mrn_foreign_free(me, owner, p, b, tag);
+        mrn_foreign_free(me, owner, p, b);
 }
 
 __attribute__((noinline)) static void mrn_free_slow(void *p, mrn_block *b) {
@@ -472,7 +472,7 @@ __attribute__((noinline)) static void mrn_free_slow(void *p, mrn_block *b) {
     /* Likely: another heap's object, of the heap the last one went to (a used slot: n >= 1). */
     mrn_batch *s = me->batch_last;
     if (MRN_LIKELY(s->to == owner && owner != NULL)) {
-        mrn_batch_add(me, s, p, b, tag);
+        mrn_batch_add(me, s, p, b);
         return;
     }
     mrn_free_general(p, b, tag, me);

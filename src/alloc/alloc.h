@@ -90,7 +90,7 @@ typedef struct mrn_block {
     /* The owning heap | flags. Written only by the owning thread (or under the pool lock when the
      * block has no owner); read by any thread freeing an object of the block. */
     _Atomic uintptr_t owner_tag;
-    uint32_t size;     /* object size */
+    uint32_t size;     /* object size (a medium run: the run's bytes) */
     uint32_t cls;      /* small: size class; medium: the run's length in blocks; large: 0 */
     uint32_t count;    /* objects in the block */
     char *map_base;    /* large: the whole mapping (for munmap); medium: the run */
@@ -129,7 +129,7 @@ typedef struct mrn_batch {
     mrn_heap *to;      /* owning heap of the objects, NULL when the slot is unused */
     void *head, *tail; /* objects linked through their first word */
     uint32_t n;
-    uint32_t bytes;    /* the objects' sizes (a medium object's: its run) */
+    uint32_t bytes;    /* the objects' sizes (block headers' size: a medium object's run) */
     void *ahead[MRN_AHEAD]; /* the last MRN_AHEAD objects added, by n % MRN_AHEAD */
 } mrn_batch;
 

@@ -89,6 +89,7 @@ static void *mrn_medium_alloc(mrn_heap *h, size_t size, bool zero) {
         b->map_base = (char *)b;
         b->map_len = (size_t)k * MRN_BLOCK_SIZE;
         b->cls = k;
+        b->size = (uint32_t)b->map_len; /* what a batch of frees counts (alloc.c: mrn_batch_add) */
         b->free = (char *)b + MRN_BLOCK_HDR;
     }
     /* relaxed: h's from now; the program hands the object to other threads itself */
