@@ -86,7 +86,7 @@ static size_t resident_free(void) {
  * the chunks freed into long enough ago only. */
 static void decay_states(void) {
     mrn_pool_keep = 16;
-    mrn_decay_ms = 60;
+    mrn_decay_ms = 250; /* long enough that a preemption between a put and its check is no age */
     size_t d0 = atomic_load(&mrn_stats.decommits);
     /* Two chunks' worth of runs of 21 blocks (3 per chunk: whole chunks). */
     mrn_block *old[3], *young[3];
@@ -101,14 +101,14 @@ static void decay_states(void) {
               resident_free(), (size_t)atomic_load(&mrn_stats.decommits) - d0);
     mrn_pool_put(old[1], 21);
     mrn_pool_put(old[2], 21);
-    check_sleep(0.1); /* the old chunk ages past the period */
+    check_sleep(0.3); /* the old chunk ages past the period */
     for (int i = 0; i < 3; i++) mrn_pool_put(young[i], 21); /* the other chunk is freed into now */
     mrn_pool_tick();
     size_t left = resident_free(), d1 = atomic_load(&mrn_stats.decommits) - d0;
     /* The old chunk (63 blocks) went back, decommitted or unmapped; the young one (63) stays. */
     CHECK_MSG(left == 63, "%zu free blocks resident after the old chunk's period (%zu decommitted): want the "
               "young chunk's 63, the old one's given back", left, d1);
-    check_sleep(0.1);
+    check_sleep(0.3);
     mrn_pool_tick(); /* now the young one too, down to the bound */
     left = resident_free();
     CHECK_MSG(left <= 16, "%zu free blocks resident after every chunk's period: want at most the bound, 16", left);
