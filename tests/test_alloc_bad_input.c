@@ -78,12 +78,20 @@ int main(int argc, char **argv) {
     CHECK_STR_CONTAINS(c.err, "MERINO_ALLOC_RETAIN=12x ignored");
     CHECK_STR_CONTAINS(c.err, "from 0 to");
     check_child_free(&c);
+    c = check_run_child("stats", (const char *const[]){"MERINO_ALLOC_DECAY_MS=-5", "-MERINO_ALLOC_STATS", NULL}, 30);
+    CHECK_CHILD(c, c.exited && c.code == 0);
+    CHECK_STR_CONTAINS(c.err, "MERINO_ALLOC_DECAY_MS=-5 ignored");
+    CHECK_STR_CONTAINS(c.err, "milliseconds");
+    check_child_free(&c);
+    c = check_run_child("stats", (const char *const[]){"MERINO_ALLOC_DECAY_MS=0", "-MERINO_ALLOC_STATS", NULL}, 30);
+    CHECK_CHILD(c, c.exited && c.code == 0 && c.err[0] == 0);
+    check_child_free(&c);
     c = check_run_child("stats", (const char *const[]){"MERINO_ALLOC_RETAIN=0", "-MERINO_ALLOC_STATS", NULL}, 30);
     CHECK_CHILD(c, c.exited && c.code == 0 && c.err[0] == 0);
     check_child_free(&c);
     c = check_run_child("stats", (const char *const[]){"-MERINO_ALLOC_STATS", NULL}, 30);
     CHECK_CHILD(c, c.exited && c.code == 0 && c.err[0] == 0);
     check_child_free(&c);
-    printf("test_alloc_bad_input: NULL, zero, overflowing sizes and bad alignments as the standard says; stats at exit; a bad MERINO_ALLOC_RETAIN\n");
+    printf("test_alloc_bad_input: NULL, zero, overflowing sizes and bad alignments as the standard says; stats at exit; a bad MERINO_ALLOC_RETAIN or MERINO_ALLOC_DECAY_MS\n");
     return 0;
 }

@@ -76,10 +76,52 @@ static size_t chunks_now(void) {
     return chunks;
 }
 
+static size_t resident_free(void) {
+    size_t cold, chunks;
+    return mrn_pool_blocks(&cold, &chunks);
+}
+
+/* The decay's states, one thread, the clock waited on: free blocks up to mrn_pool_keep stay; beyond
+ * it nothing goes back before the period, and a tick after it gives back down to the bound, from
+ * the chunks freed into long enough ago only. */
+static void decay_states(void) {
+    mrn_pool_keep = 16;
+    mrn_decay_ms = 250; /* long enough that a preemption between a put and its check is no age */
+    size_t d0 = atomic_load(&mrn_stats.decommits);
+    /* Two chunks' worth of runs of 21 blocks (3 per chunk: whole chunks). */
+    mrn_block *old[3], *young[3];
+    for (int i = 0; i < 3; i++) old[i] = mrn_pool_get(21, NULL);
+    for (int i = 0; i < 3; i++) young[i] = mrn_pool_get(21, NULL);
+    CHECK(old[0] && young[0]);
+    for (int i = 0; i < 3; i++) memset(old[i], 1, 21 * MRN_BLOCK_SIZE), memset(young[i], 1, 21 * MRN_BLOCK_SIZE);
+    mrn_pool_put(old[0], 21); /* 21 free blocks: above the bound, the decay is now pending */
+    mrn_pool_tick();
+    CHECK_MSG(resident_free() == 21 && atomic_load(&mrn_stats.decommits) == d0,
+              "%zu free blocks resident, %zu decommitted at once: memory went back before the decay period",
+              resident_free(), (size_t)atomic_load(&mrn_stats.decommits) - d0);
+    mrn_pool_put(old[1], 21);
+    mrn_pool_put(old[2], 21);
+    check_sleep(0.3); /* the old chunk ages past the period */
+    for (int i = 0; i < 3; i++) mrn_pool_put(young[i], 21); /* the other chunk is freed into now */
+    mrn_pool_tick();
+    size_t left = resident_free(), d1 = atomic_load(&mrn_stats.decommits) - d0;
+    /* The old chunk (63 blocks) went back, decommitted or unmapped; the young one (63) stays. */
+    CHECK_MSG(left == 63, "%zu free blocks resident after the old chunk's period (%zu decommitted): want the "
+              "young chunk's 63, the old one's given back", left, d1);
+    check_sleep(0.3);
+    mrn_pool_tick(); /* now the young one too, down to the bound */
+    left = resident_free();
+    CHECK_MSG(left <= 16, "%zu free blocks resident after every chunk's period: want at most the bound, 16", left);
+    mrn_pool_trim(0);
+    printf("test_alloc_pool: decay: nothing given back before the period; after it, only the chunk freed into "
+           "long enough ago; then the other, down to the bound (%zu left)\n", left);
+}
+
 int main(void) {
     g_seed = at_seed("test_alloc_pool");
     g_rounds = (long)(20000 * check_scale());
     mrn_pool_keep = 16; /* trims all along (no heap exists yet: nothing else reads it) */
+    mrn_decay_ms = 0;   /* at once: no waiting for the decay */
     pthread_t t[THREADS];
     for (int i = 0; i < THREADS; i++) CHECK(pthread_create(&t[i], NULL, churn, (void *)(uintptr_t)i) == 0);
     for (int i = 0; i < THREADS; i++) pthread_join(t[i], NULL);
@@ -114,6 +156,7 @@ int main(void) {
 
     mrn_pool_trim(0);
     CHECK_MSG(chunks_now() == 0, "%zu chunks still mapped after a trim to nothing with every block free", chunks_now());
+    decay_states();
     printf("test_alloc_pool: %d threads x %ld runs of 1..63 blocks; %zu blocks decommitted, %zu chunks unmapped "
            "along the way; %zu chunks of short runs given back merged into whole runs; all unmapped by a trim\n",
            THREADS, g_rounds, decommits, unmaps, left);

@@ -93,19 +93,34 @@ static void mrn_fork_prepare(void);
 static void mrn_fork_parent(void);
 static void mrn_fork_child(void);
 
-/* MERINO_ALLOC_RETAIN: the KB of free blocks the pool keeps resident (a decimal number). */
-static void mrn_retain_setting(const char *s) {
-    if (!s || !*s) return;
+/* A setting's value: a whole number from 0 to 2^30; false (and the setting named on stderr, with
+ * what it wants) when it is set to anything else. */
+static bool mrn_number_setting(const char *name, const char *what, unsigned dflt, unsigned long long *out) {
+    const char *s = getenv(name);
+    if (!s || !*s) return false;
     char *end;
     errno = 0;
-    unsigned long long kb = strtoull(s, &end, 10);
-    if (errno || *end || *s == '-' || kb > ((unsigned long long)1 << 30)) {
-        mrn_alloc_say("MERINO_ALLOC_RETAIN=%s ignored: give the KB of free memory the allocator keeps "
-                      "resident, a whole number from 0 to 1073741824 (default %u)",
-                      s, (unsigned)(MRN_POOL_KEEP * MRN_BLOCK_SIZE / 1024));
-        return;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno || *end || *s == '-' || v > ((unsigned long long)1 << 30)) {
+        mrn_alloc_say("%s=%s ignored: give %s, a whole number from 0 to 1073741824 (default %u)", name, s, what,
+                      dflt);
+        return false;
     }
-    mrn_pool_keep = (size_t)(kb * 1024 / MRN_BLOCK_SIZE);
+    *out = v;
+    return true;
+}
+
+/* MERINO_ALLOC_RETAIN (KB the pool keeps resident for good) and MERINO_ALLOC_DECAY_MS (how long
+ * free memory beyond that stays resident). */
+static void mrn_settings(void) {
+    unsigned long long v;
+    if (mrn_number_setting("MERINO_ALLOC_RETAIN", "the KB of free memory the allocator keeps resident",
+                           (unsigned)(MRN_POOL_KEEP * MRN_BLOCK_SIZE / 1024), &v))
+        mrn_pool_keep = (size_t)(v * 1024 / MRN_BLOCK_SIZE);
+    if (mrn_number_setting("MERINO_ALLOC_DECAY_MS",
+                           "the milliseconds free memory stays resident before it goes back to the OS",
+                           MRN_DECAY_MS, &v))
+        mrn_decay_ms = v;
 }
 
 static void mrn_global_init(void) {
@@ -122,7 +137,7 @@ static void mrn_global_init(void) {
             mrn_alloc_die("pthread_key_create failed: no key left for the allocator's thread exit hook");
         const char *s = getenv("MERINO_ALLOC_STATS");
         mrn_show_stats = s && s[0] == '1';
-        mrn_retain_setting(getenv("MERINO_ALLOC_RETAIN"));
+        mrn_settings();
         pthread_atfork(mrn_fork_prepare, mrn_fork_parent, mrn_fork_child);
         /* release: publishes the key and the settings */
         atomic_store_explicit(&mrn_init_state, 2, memory_order_release);
@@ -250,7 +265,7 @@ static void mrn_owner_free(mrn_heap *h, mrn_block *b, void *p) {
 }
 
 /* Whether objects of b (with owner tag tag) have a second word for the prefetch hint (mrn_batch). */
-static inline bool mrn_has_hint(const mrn_block *b, uintptr_t tag) { return (tag & MRN_TAG_LARGE) || b->size >= 16; }
+static inline bool mrn_has_hint(const mrn_block *b) { return b->size >= 16; } /* a medium run's size is its length */
 
 /* Takes every object other threads have freed into h and frees it into its block. */
 static void mrn_heap_collect(mrn_heap *h) {
@@ -263,7 +278,7 @@ static void mrn_heap_collect(mrn_heap *h) {
         mrn_block *b = mrn_block_of(p);
         /* relaxed: h's own block or medium run, whose tag only this thread writes */
         uintptr_t tag = atomic_load_explicit(&b->owner_tag, memory_order_relaxed);
-        if (mrn_has_hint(b, tag)) __builtin_prefetch(((void **)p)[1]); /* a hint: any value is harmless */
+        if (mrn_has_hint(b)) __builtin_prefetch(((void **)p)[1]); /* a hint: any value is harmless */
         if (MRN_LIKELY(tag == (uintptr_t)h)) { /* a plain block (no flag): as merino_free's fast path */
             *(void **)p = b->free;
             b->free = p;
@@ -300,20 +315,21 @@ static void mrn_batch_flush(mrn_heap *me, mrn_batch *s) {
     me->batched -= s->n;
     s->to = NULL;
     s->head = s->tail = NULL;
-    s->n = 0;
+    s->n = s->bytes = 0;
     for (unsigned i = 0; i < MRN_AHEAD; i++) s->ahead[i] = NULL;
 }
 
-/* Adds p (whose block is b, with owner tag tag) to the batch s of this thread (heap me). */
-static inline void mrn_batch_add(mrn_heap *me, mrn_batch *s, void *p, const mrn_block *b, uintptr_t tag) {
+/* Adds p (whose block is b) to the batch s of this thread (heap me). */
+static inline void mrn_batch_add(mrn_heap *me, mrn_batch *s, void *p, const mrn_block *b) {
     void **o = p;
     o[0] = s->head;
-    if (mrn_has_hint(b, tag)) o[1] = s->ahead[s->n % MRN_AHEAD]; /* the object MRN_AHEAD down the list */
+    if (mrn_has_hint(b)) o[1] = s->ahead[s->n % MRN_AHEAD]; /* the object MRN_AHEAD down the list */
     s->ahead[s->n % MRN_AHEAD] = p;
     s->head = p;
     if (!s->tail) s->tail = p;
     me->batched++;
-    if (++s->n >= MRN_BATCH_MAX) mrn_batch_flush(me, s);
+    s->bytes += b->size;
+    if (++s->n >= MRN_BATCH_MAX || s->bytes >= MRN_BATCH_BYTES) mrn_batch_flush(me, s);
 }
 
 static void mrn_batches_flush(mrn_heap *me) {
@@ -321,9 +337,9 @@ static void mrn_batches_flush(mrn_heap *me) {
         if (me->batch[i].to) mrn_batch_flush(me, &me->batch[i]);
 }
 
-/* p, an object of heap to (block b, owner tag tag), freed by this thread (heap me, possibly the
+/* p, an object of heap to (block b), freed by this thread (heap me, possibly the
  * empty heap). */
-static void mrn_foreign_free(mrn_heap *me, mrn_heap *to, void *p, const mrn_block *b, uintptr_t tag) {
+static void mrn_foreign_free(mrn_heap *me, mrn_heap *to, void *p, const mrn_block *b) {
     if (MRN_UNLIKELY(me == &mrn_empty_heap)) { /* exiting, or out of memory: no batch to use */
         MRN_STAT_ADD(remote_frees, 1);
         mrn_remote_push(to, p, p);
@@ -346,7 +362,7 @@ static void mrn_foreign_free(mrn_heap *me, mrn_heap *to, void *p, const mrn_bloc
         s->to = to;
     }
     me->batch_last = s;
-    mrn_batch_add(me, s, p, b, tag);
+    mrn_batch_add(me, s, p, b);
 }
 
 /* ---- malloc and free: fast paths first --------------------------------------------------------------- */
@@ -395,6 +411,7 @@ static void *mrn_small_alloc_slow(mrn_heap *h, unsigned c) {
     if (!b->free) mrn_heap_collect(h);
     if (!b->free && b->carved < b->count) mrn_block_carve(b);
     if (!b->free) {
+        mrn_pool_tick(); /* a slow path that changes blocks: where the pool's decay is driven from */
         if (b != &mrn_empty_block) {
             /* relaxed: only this thread writes its blocks' tags */
             uintptr_t tag = atomic_load_explicit(&b->owner_tag, memory_order_relaxed);
@@ -444,7 +461,7 @@ __attribute__((noinline)) static void mrn_free_general(void *p, mrn_block *b, ui
     else if (!owner) /* a large object: straight back to the OS */
         mrn_large_free(NULL, b);
     else
-        mrn_foreign_free(me, owner, p, b, tag);
+        mrn_foreign_free(me, owner, p, b);
 }
 
 __attribute__((noinline)) static void mrn_free_slow(void *p, mrn_block *b) {
@@ -455,7 +472,7 @@ __attribute__((noinline)) static void mrn_free_slow(void *p, mrn_block *b) {
     /* Likely: another heap's object, of the heap the last one went to (a used slot: n >= 1). */
     mrn_batch *s = me->batch_last;
     if (MRN_LIKELY(s->to == owner && owner != NULL)) {
-        mrn_batch_add(me, s, p, b, tag);
+        mrn_batch_add(me, s, p, b);
         return;
     }
     mrn_free_general(p, b, tag, me);
@@ -712,8 +729,9 @@ __attribute__((destructor)) static void mrn_stats_at_exit(void) {
                   MRN_LOAD(mapped) >> 10, MRN_LOAD(mapped_peak) >> 10, chunks, MRN_LOAD(chunks),
                   MRN_LOAD(chunk_unmaps));
     mrn_alloc_say("  blocks taken %zu, returned %zu; in the pool %zu resident, %zu cold "
-                  "(%zu decommits, %zu cold taken)", MRN_LOAD(block_gets), MRN_LOAD(block_puts), pooled,
-                  cold, MRN_LOAD(decommits), MRN_LOAD(recommits));
+                  "(%zu decommits, %zu in %zu decay passes; %zu cold taken); callocs zeroed by decommit %zu",
+                  MRN_LOAD(block_gets), MRN_LOAD(block_puts), pooled, cold, MRN_LOAD(decommits),
+                  MRN_LOAD(decay_blocks), MRN_LOAD(decays), MRN_LOAD(recommits), MRN_LOAD(zero_decommits));
     mrn_alloc_say("  large objects %zu (%zu MB); medium runs from the heap's cache %zu, from the pool %zu", MRN_LOAD(large),
                   MRN_LOAD(large_bytes) >> 20, MRN_LOAD(medium_hits), MRN_LOAD(medium_misses));
     mrn_alloc_say("  frees by other threads %zu, in %zu batches", MRN_LOAD(remote_frees), MRN_LOAD(remote_flushes));

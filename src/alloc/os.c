@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 /* ---- memory -------------------------------------------------------------------------------------- */
@@ -35,6 +36,14 @@ void mrn_os_unmap(void *p, size_t len) {
 void mrn_os_decommit(void *p, size_t len) {
     /* MADV_DONTNEED, not MADV_FREE: the resident size drops now, not under memory pressure. */
     (void)madvise(p, len, MADV_DONTNEED);
+}
+
+uint64_t mrn_now_ms(void) {
+    struct timespec ts;
+    /* COARSE: the vDSO reads it without a system call, in a few nanoseconds; its resolution (a
+     * timer tick, 1-4 ms) is far below the decay's period */
+    clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+    return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
 /* ---- lock ---------------------------------------------------------------------------------------- */
