@@ -38,6 +38,9 @@ enum {
  * tasks allocated by threads outside the pool, come from malloc (class MRN_CLASS_MALLOC). */
 #define MRN_NCLASSES 4
 #define MRN_CLASS_MALLOC 0xFFFF
+/* Set in merino__class while the task has a destroy function: the free's fast path then fails on
+ * its one compare of class and owner (no separate test of the function). */
+#define MRN_CLASS_DESTROY 0x8000
 #define MRN_OWNER_NONE 0xFFFF
 #define MRN_CHUNK_BYTES 16384 /* blocks come from malloc in chunks of this many bytes */
 /* Context frames recorded per worker: nested task-object runs on one C stack (each nested wait is
@@ -124,16 +127,19 @@ static inline merino_task *mrn_task_new(mrn_gworker *gw, merino_task_fn *fn, siz
 }
 /* Out of line: a destroy function, another class, another worker's block, or malloc's. */
 void mrn_task_delete_slow(mrn_gworker *gw, merino_task *t);
+/* Returns t to gw's free list if it is a block of gw's smallest class with no destroy function
+ * (one compare of the two 16-bit fields: MRN_CLASS_DESTROY makes it fail), else false. Leaves
+ * its state: a task that ran is RUNNING, which a spawn refuses as it refuses FREE. */
+static inline bool mrn_task_free_fast(mrn_gworker *gw, merino_task *t) {
+    if (MRN_UNLIKELY((t->merino__class | (uint32_t)t->merino__owner << 16) != gw->own_tag)) return false;
+    t->merino__parent = gw->fast.free_list[0];
+    gw->fast.free_list[0] = t;
+    return true;
+}
 /* Calls the task's destroy function and returns it to its free list (gw: the caller's, or NULL). */
 static inline void mrn_task_delete(mrn_gworker *gw, merino_task *t) {
-    /* no destroy function, class 0 and owner gw: one compare of the two 16-bit fields */
-    if (MRN_LIKELY(gw != NULL && t->merino__destroy == NULL &&
-                   (t->merino__class | (uint32_t)t->merino__owner << 16) == gw->own_tag)) {
-        __atomic_store_n(&t->merino__state, MRN_T_FREE, __ATOMIC_RELAXED); /* relaxed: a debug aid */
-        t->merino__parent = gw->fast.free_list[0];
-        gw->fast.free_list[0] = t;
-        return;
-    }
+    __atomic_store_n(&t->merino__state, MRN_T_FREE, __ATOMIC_RELAXED); /* relaxed: a debug aid */
+    if (MRN_LIKELY(gw != NULL) && mrn_task_free_fast(gw, t)) return;
     mrn_task_delete_slow(gw, t);
 }
 

@@ -251,6 +251,34 @@ void mrn_spawn(mrn_gworker *gw, merino_task *t) {
     if (MRN_UNLIKELY(!mrn_deque_push(gw, t))) mrn_execute(gw, t); /* full: run it now (bounded space) */
 }
 
+/* The rare cases at a task's start, out of line: a thief's request (publish), a flagged group
+ * (whether t's context is cancelled). Returns whether t runs. */
+__attribute__((noinline, cold)) static bool mrn_run_check(mrn_gworker *gw, const merino_task *t) {
+    mrn_deque_poll(gw);
+    return !mrn_ctx_cancelled(t->merino__group, t->merino__seq);
+}
+
+/* What a task that returned without being recycled leaves: it is freed and its parent's count
+ * dropped; returns the parent when that made it ready. */
+static inline merino_task *mrn_finish(mrn_gworker *gw, merino_task *t) {
+    merino_task *parent = t->merino__parent;
+    if (MRN_UNLIKELY(!mrn_task_free_fast(gw, t))) mrn_task_delete(gw, t);
+    return MRN_LIKELY(parent != NULL) ? mrn_release_ref(parent) : NULL;
+}
+
+/* The recycled cases after execute returned, out of the loop's straight line; returns the task
+ * that became ready (a continuation whose children are all done), or NULL. */
+static merino_task *mrn_after_recycled(merino_task *t, uint32_t s, const merino_task *next) {
+    __atomic_store_n(&t->merino__state, MRN_T_ALLOCATED, __ATOMIC_RELAXED); /* relaxed: ours */
+    if (s == MRN_T_RECYCLED_CHILD) {
+        if (MRN_UNLIKELY(next != t))
+            mrn_fatal("a task recycled as a child (merino_task_recycle_as_child_of) must "
+                      "return itself from execute, to run again at once");
+        return NULL;
+    }
+    return mrn_release_ref(t); /* MRN_T_RECYCLED_CONT: drop the count's extra one, now that it has returned */
+}
+
 void mrn_execute_in(mrn_gworker *gw, merino_task *t, const merino_task *anchor, int32_t depth) {
     if (gw == NULL) __builtin_unreachable(); /* the caller's state: spares the checks of NULL below */
     merino__gfast *outer_fast = merino__gcur;
@@ -264,40 +292,32 @@ void mrn_execute_in(mrn_gworker *gw, merino_task *t, const merino_task *anchor, 
     mrn_current_at = ctx; /* the running task: *ctx from now on */
     mrn_frame_push_at(gw, n, merino__next, t);
     do {
-        merino_task *next = NULL;
-        __atomic_store_n(&t->merino__state, MRN_T_RUNNING, __ATOMIC_RELAXED); /* relaxed: this thread's */
         /* relaxed: the task now running in this frame (mrn_current's too); a thief reads it only
          * while a direct task this task spawned is stolen, which this task joins before it returns */
         __atomic_store_n(ctx, t, __ATOMIC_RELAXED);
-        mrn_deque_poll(gw); /* a bypass chain may run long without a push or pop */
-        if (MRN_LIKELY(!mrn_ctx_flagged() || !mrn_ctx_cancelled(t->merino__group, t->merino__seq)))
-            next = t->merino__execute(t);
+    again:
+        __atomic_store_n(&t->merino__state, MRN_T_RUNNING, __ATOMIC_RELAXED); /* relaxed: this thread's */
+        /* One test for both rare cases: a thief's request (a bypass chain may run long without a
+         * push or pop) and a flagged group (relaxed both: hints, see mrn_ctx_flagged). */
+        uint32_t attn = __atomic_load_n(&gw->want, __ATOMIC_RELAXED) | __atomic_load_n(&mrn_flagged_groups, __ATOMIC_RELAXED);
+        merino_task *next = NULL;
+        if (MRN_LIKELY(attn == 0) || mrn_run_check(gw, t)) next = t->merino__execute(t);
         /* mrn_current() still names t until the next task or the end of the chain: the code
          * between (freeing t, dropping a reference, a push) reads it nowhere */
-        merino_task *ready = NULL;
-        switch (__atomic_load_n(&t->merino__state, __ATOMIC_RELAXED)) { /* relaxed: this thread's */
-        case MRN_T_RUNNING: {
-            merino_task *parent = t->merino__parent;
-            mrn_task_delete(gw, t);
-            if (parent) ready = mrn_release_ref(parent);
-            break;
-        }
-        case MRN_T_RECYCLED_CHILD:
-            __atomic_store_n(&t->merino__state, MRN_T_ALLOCATED, __ATOMIC_RELAXED); /* relaxed: ours */
-            if (MRN_UNLIKELY(next != t))
-                mrn_fatal("a task recycled as a child (merino_task_recycle_as_child_of) must "
-                          "return itself from execute, to run again at once");
-            break;
-        default: /* MRN_T_RECYCLED_CONT: drop the count's extra one, now that it has returned */
-            __atomic_store_n(&t->merino__state, MRN_T_ALLOCATED, __ATOMIC_RELAXED); /* relaxed: ours */
-            ready = mrn_release_ref(t);
-            break;
-        }
+        uint32_t s = __atomic_load_n(&t->merino__state, __ATOMIC_RELAXED); /* relaxed: this thread's */
+        merino_task *ready;
+        if (MRN_LIKELY(s == MRN_T_RUNNING))
+            ready = mrn_finish(gw, t);
+        else if (s == MRN_T_RECYCLED_CHILD && next == t)
+            goto again; /* recycled as a child and returned: it runs again at once, in this frame's context */
+        else
+            ready = mrn_after_recycled(t, s, next);
         if (ready) {
-            if (next)
-                mrn_spawn(gw, ready);
-            else
-                next = ready; /* depth first: the parent whose last child this was */
+            if (MRN_LIKELY(!next)) {
+                t = ready; /* depth first: the parent whose last child this was */
+                continue;
+            }
+            mrn_spawn(gw, ready);
         }
         /* A wait's chain goes on with our newest task deeper than the wait, in this frame (what the
          * wait's loop would do next, without leaving and entering again), while the wait's count
@@ -384,7 +404,12 @@ merino_task *merino_task_alloc_continuation(merino_task *self, merino_task_fn *f
 
 void merino_task_free(merino_task *t) { mrn_task_delete(mrn_gself(), t); }
 
-void merino_task_set_destroy(merino_task *t, merino_task_destroy_fn *fn) { t->merino__destroy = fn; }
+void merino_task_set_destroy(merino_task *t, merino_task_destroy_fn *fn) {
+    t->merino__destroy = fn;
+    /* the free's fast path tests the class alone (a malloc'd block's class has the bit already) */
+    if (t->merino__class != MRN_CLASS_MALLOC)
+        t->merino__class = (uint16_t)(fn ? t->merino__class | MRN_CLASS_DESTROY : t->merino__class & ~MRN_CLASS_DESTROY);
+}
 
 void merino_task_set_execute(merino_task *t, merino_task_fn *fn) { t->merino__execute = fn; }
 
