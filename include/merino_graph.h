@@ -68,7 +68,7 @@ struct merino_task {
     merino_task_group *merino__group; /* the cancellation and exception context */
     uint64_t merino__seq;             /* order of the task's first ancestor in merino__group */
     int32_t merino__refs;             /* atomic: the reference count */
-    uint32_t merino__state;           /* allocated, ready, running, recycled, freed: its runner's */
+    uint32_t merino__state;           /* atomic once it runs: allocated, ready, running, recycled, freed */
     int32_t merino__depth;            /* 1 + the parent's depth: the stealing rule (docs/graph.md) */
     uint16_t merino__class;           /* the free list it returns to */
     uint16_t merino__owner;           /* the worker whose free list it belongs to */
@@ -334,11 +334,13 @@ static inline void merino__task_spawn(merino_task *t) {
 static inline void merino__task_recycle_as_child_of(merino_task *self, merino_task *new_parent) {
     self->merino__parent = new_parent;
     self->merino__depth = new_parent->merino__depth + 1;
-    self->merino__state = MERINO__T_RECYCLED_CHILD; /* plain: a running task's state is its runner's */
+    /* relaxed: ours; its children (of the round before) may read it (src/graph/task.c) */
+    __atomic_store_n(&self->merino__state, MERINO__T_RECYCLED_CHILD, __ATOMIC_RELAXED);
 }
 
 static inline void merino__task_recycle_as_continuation(merino_task *self) {
-    self->merino__state = MERINO__T_RECYCLED_CONT; /* plain: a running task's state is its runner's */
+    /* relaxed: ours; its children may read it while it runs (src/graph/task.c, mrn_release_ref) */
+    __atomic_store_n(&self->merino__state, MERINO__T_RECYCLED_CONT, __ATOMIC_RELAXED);
 }
 
 #ifndef MERINO_GRAPH_NO_INLINE

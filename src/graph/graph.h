@@ -22,8 +22,11 @@
 /* ---- a task object's life ----------------------------------------------------------------------- */
 
 /* merino__state: ALLOCATED (made, or recycled and set up again), READY (in a deque), RUNNING
- * (its execute is on a C stack), RECYCLED_CHILD / RECYCLED_CONT (running, and kept after it
- * returns), ANCHOR (a group's or a root wait's count: never runs), FREE (on a free list). */
+ * (its execute is on a C stack), WAITING (running, inside merino_task_wait_for_all: its count's
+ * extra one is the wait's, which drops it by no read-modify-write), RECYCLED_CHILD /
+ * RECYCLED_CONT (running, and kept after it returns), ANCHOR (a group's or a root wait's count:
+ * never runs), FREE (on a free list). A running task's children read its state (relaxed atomics
+ * wherever it may change while they run). */
 enum {
     MRN_T_ALLOCATED = MERINO__T_ALLOCATED, /* the values the header's inline code sets */
     MRN_T_READY = MERINO__T_READY,
@@ -32,6 +35,7 @@ enum {
     MRN_T_RECYCLED_CONT = MERINO__T_RECYCLED_CONT,
     MRN_T_ANCHOR,
     MRN_T_FREE,
+    MRN_T_WAITING,
 };
 
 /* Free-list classes: blocks of 128, 256, 512 and 1024 bytes (header included); larger tasks, and
