@@ -164,8 +164,15 @@ static merino_task *mrn_find_task(mrn_gworker *gw, int32_t depth) {
     return victim ? mrn_deque_steal(victim, depth) : NULL;
 }
 
+/* The anchor of a chain run from the idle loop: its count is never 1, so the chain goes on with
+ * our newest task of any depth until the deque is empty, in one frame (returning to the idle loop
+ * after each task that made nothing ready would publish our private tasks and try the other
+ * sources first, each time: a stolen subtree of continuations, whose leaves end that way, ran at
+ * half the speed of one run under a wait). Never written. */
+static merino_task mrn_idle_anchor = {.merino__refs = 2};
+
 /* The idle loop's source: any task at all, run at top on the worker's task stack (its base in the
- * idle loop, above a waiting task's live tasks in a helping wait). */
+ * idle loop, above a waiting task's live tasks in a helping wait), then our own tasks after it. */
 static bool mrn_graph_run_one(mrn_worker *w, merino__task *top) {
     mrn_gworker *gw = mrn_gworker_at(w->index);
     if (!gw) gw = mrn_gself();
@@ -175,7 +182,7 @@ static bool mrn_graph_run_one(mrn_worker *w, merino__task *top) {
     merino__task *floor = w->floor;
     w->floor = top; /* a direct-stack join below top has no spawn in this task */
     merino__next = top;
-    mrn_execute(gw, t);
+    mrn_execute_in(gw, t, &mrn_idle_anchor, INT32_MIN);
     w->floor = floor;
     mrn_deque_publish(gw); /* back to the idle loop, which may run other sources' work for long */
     return true;
