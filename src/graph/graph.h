@@ -218,11 +218,13 @@ merino_task *mrn_graph_context(void);
 void mrn_graph_init(void);
 /* Makes t ready on gw: queued, or run at once when the deque is full. */
 void mrn_spawn(mrn_gworker *gw, merino_task *t);
-/* Runs t, then the tasks it returns (bypass) and those its completion makes ready; with an anchor
- * (a wait's), then our newest tasks deeper than depth too, while the anchor's count is not 1. */
+/* Runs t, then the tasks it returns (bypass) and those its completion makes ready, then our newest
+ * tasks deeper than depth while the anchor's count (a wait's) is not 1. */
 void mrn_execute_in(mrn_gworker *gw, merino_task *t, const merino_task *anchor, int32_t depth);
+/* The anchor of a chain that takes no further task: its count is always 1. */
+extern merino_task mrn_no_chain;
 /* Runs t, then the tasks it returns (bypass) and those its completion makes ready. */
-static inline void mrn_execute(mrn_gworker *gw, merino_task *t) { mrn_execute_in(gw, t, NULL, 0); }
+static inline void mrn_execute(mrn_gworker *gw, merino_task *t) { mrn_execute_in(gw, t, &mrn_no_chain, 0); }
 /* Runs other tasks until anchor's count is 1, stealing only tasks deeper than depth. */
 void mrn_wait_loop(mrn_gworker *gw, merino_task *anchor, int32_t depth);
 static inline void mrn_wait_for(mrn_gworker *gw, merino_task *anchor, int32_t depth) {

@@ -170,6 +170,7 @@ static merino_task *mrn_find_task(mrn_gworker *gw, int32_t depth) {
  * sources first, each time: a stolen subtree of continuations, whose leaves end that way, ran at
  * half the speed of one run under a wait). Never written. */
 static merino_task mrn_idle_anchor = {.merino__refs = 2};
+merino_task mrn_no_chain = {.merino__refs = 1}; /* never written */
 
 /* The idle loop's source: any task at all, run at top on the worker's task stack (its base in the
  * idle loop, above a waiting task's live tasks in a helping wait), then our own tasks after it. */
@@ -373,7 +374,7 @@ void mrn_execute_in(mrn_gworker *gw, merino_task *t, const merino_task *anchor, 
         /* A wait's chain goes on with our newest task deeper than the wait, in this frame (what the
          * wait's loop would do next, without leaving and entering again), while the wait's count
          * is not 1. relaxed: a hint; the wait reads the count again with acquire */
-        if (!next && anchor && __atomic_load_n(&anchor->merino__refs, __ATOMIC_RELAXED) != 1)
+        if (!next && __atomic_load_n(&anchor->merino__refs, __ATOMIC_RELAXED) != 1)
             next = mrn_deque_pop_unpolled(gw, depth); /* the loop polls before it runs it */
         t = next;
     } while (t);
