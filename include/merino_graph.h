@@ -68,7 +68,7 @@ struct merino_task {
     merino_task_group *merino__group; /* the cancellation and exception context */
     uint64_t merino__seq;             /* order of the task's first ancestor in merino__group */
     int32_t merino__refs;             /* atomic: the reference count */
-    uint32_t merino__state;           /* atomic: allocated, ready, running, recycled, freed */
+    uint32_t merino__state;           /* atomic once it runs: allocated, ready, running, recycled, freed */
     int32_t merino__depth;            /* 1 + the parent's depth: the stealing rule (docs/graph.md) */
     uint16_t merino__class;           /* the free list it returns to */
     uint16_t merino__owner;           /* the worker whose free list it belongs to */
@@ -271,7 +271,9 @@ static inline int merino__deque_try_push(merino__gfast *f, merino_task *t) {
 }
 
 /* A header set up from the block t (its destroy function is NULL already: so is every block's
- * on a free list). */
+ * on a free list). Plain stores, the count's and state's too: a block off a free list is this
+ * thread's alone (its last user's accesses happen before its free), and the spawn's release
+ * publishes the header; plain, the compiler merges them with the stores that follow. */
 static inline void merino__task_init(merino_task *t, merino_task_fn *fn, merino_task *parent,
                                      merino_task_group *group, uint64_t seq, int32_t depth) {
     t->merino__execute = fn;
@@ -279,8 +281,8 @@ static inline void merino__task_init(merino_task *t, merino_task_fn *fn, merino_
     t->merino__group = group;
     t->merino__seq = seq;
     t->merino__depth = depth;
-    __atomic_store_n(&t->merino__refs, 0, __ATOMIC_RELAXED); /* relaxed: published by the spawn */
-    __atomic_store_n(&t->merino__state, MERINO__T_ALLOCATED, __ATOMIC_RELAXED); /* relaxed: likewise */
+    t->merino__refs = 0;
+    t->merino__state = MERINO__T_ALLOCATED;
 }
 
 /* A block of the smallest class (64 bytes of data) from this worker's free list, or NULL. */
@@ -308,19 +310,19 @@ static inline merino_task *merino__task_alloc_continuation(merino_task *self, me
 }
 
 static inline void merino__task_set_ref_count(merino_task *t, int count) {
-    /* relaxed: published to the children by their spawn (the deque's release) or bypass (same thread) */
-    __atomic_store_n(&t->merino__refs, count, __ATOMIC_RELAXED);
+    /* plain: no child of t is spawned yet, so no other thread reaches the count (those of an earlier
+     * round finished before the wait that ended it); their spawn (the deque's release) or bypass
+     * (same thread) publishes it. Plain, it merges with the allocation's store of 0. */
+    t->merino__refs = count;
 }
 
 static inline void merino__task_spawn(merino_task *t) {
     merino__gfast *f = merino__gcur;
-    /* relaxed: the state is this thread's (allocated here, or made ready to it by a count's acquire) */
-    if (__builtin_expect(t->merino__parent != NULL &&
-                             __atomic_load_n(&t->merino__state, __ATOMIC_RELAXED) == MERINO__T_ALLOCATED,
-                         1)) {
+    /* plain: the state is this thread's (allocated here, or made ready to it by a count's acquire) */
+    if (__builtin_expect(t->merino__parent != NULL && t->merino__state == MERINO__T_ALLOCATED, 1)) {
         if (__builtin_expect(merino__deque_try_push(f, t), 1)) {
-            /* relaxed: private until a publish's release store, which comes after it */
-            __atomic_store_n(&t->merino__state, MERINO__T_READY, __ATOMIC_RELAXED);
+            /* plain: private until a publish's release store, which comes after it */
+            t->merino__state = MERINO__T_READY;
             /* relaxed: a request carries no data (the thief reads split with acquire) */
             if (__builtin_expect(__atomic_load_n(f->want, __ATOMIC_RELAXED) != 0, 0)) merino__graph_publish();
             return;
@@ -332,11 +334,13 @@ static inline void merino__task_spawn(merino_task *t) {
 static inline void merino__task_recycle_as_child_of(merino_task *self, merino_task *new_parent) {
     self->merino__parent = new_parent;
     self->merino__depth = new_parent->merino__depth + 1;
-    __atomic_store_n(&self->merino__state, MERINO__T_RECYCLED_CHILD, __ATOMIC_RELAXED); /* relaxed: ours */
+    /* relaxed: ours; its children (of the round before) may read it (src/graph/task.c) */
+    __atomic_store_n(&self->merino__state, MERINO__T_RECYCLED_CHILD, __ATOMIC_RELAXED);
 }
 
 static inline void merino__task_recycle_as_continuation(merino_task *self) {
-    __atomic_store_n(&self->merino__state, MERINO__T_RECYCLED_CONT, __ATOMIC_RELAXED); /* relaxed: ours */
+    /* relaxed: ours; its children may read it while it runs (src/graph/task.c, mrn_release_ref) */
+    __atomic_store_n(&self->merino__state, MERINO__T_RECYCLED_CONT, __ATOMIC_RELAXED);
 }
 
 #ifndef MERINO_GRAPH_NO_INLINE

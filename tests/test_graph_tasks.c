@@ -164,6 +164,51 @@ static void flagged_groups(void) {
     CHECK_EQ_INT(flag_ran, 2);
 }
 
+/* ---- destroy functions: called once for each task that has one when it is freed, never for a
+ * block reused by a task without one (the free's fast path tests a bit of the class for it) ---- */
+
+static long destroyed;
+static void count_destroy(merino_task *t) {
+    (void)t;
+    __atomic_fetch_add(&destroyed, 1, __ATOMIC_RELAXED); /* relaxed: read after the root's wait */
+}
+
+typedef struct destroy_args {
+    long n;
+    int with; /* 1: children i % 3 == 0 keep a destroy function, i % 3 == 1 have theirs cleared */
+} destroy_args;
+
+static merino_task *destroy_parent(merino_task *self) {
+    destroy_args a = *(destroy_args *)merino_task_data(self);
+    merino_task_set_ref_count(self, (int)a.n + 1);
+    for (long i = 0; i < a.n; i++) {
+        merino_task *c = merino_task_alloc_child(self, leaf, 0);
+        if (a.with && i % 3 != 2) merino_task_set_destroy(c, count_destroy);
+        if (a.with && i % 3 == 1) merino_task_set_destroy(c, NULL);
+        merino_task_spawn(c);
+    }
+    merino_task_wait_for_all(self);
+    return NULL;
+}
+
+static long destroy_run(long n, int with) {
+    destroyed = 0;
+    merino_task *root = merino_task_alloc_root(destroy_parent, sizeof(destroy_args));
+    *(destroy_args *)merino_task_data(root) = (destroy_args){n, with};
+    CHECK_EQ_INT(merino_task_spawn_root_and_wait(root), MERINO_COMPLETE);
+    return __atomic_load_n(&destroyed, __ATOMIC_RELAXED); /* relaxed: the wait ordered the frees */
+}
+
+static void destroy_functions(void) {
+    CHECK_EQ_INT(destroy_run(300, 1), 100); /* i % 3 == 0 of 0..299 */
+    CHECK_EQ_INT(destroy_run(300, 0), 0);   /* the same blocks again, no destroy function */
+    merino_task *t = merino_task_alloc_root(leaf, 0);
+    merino_task_set_destroy(t, count_destroy);
+    destroyed = 0;
+    merino_task_free(t); /* never spawned: freed with its destroy function called */
+    CHECK_EQ_INT(destroyed, 1);
+}
+
 int main(int argc, char **argv) {
     const char *child = check_child_name(argc, argv);
     if (child) return run_child(child);
@@ -201,6 +246,8 @@ int main(int argc, char **argv) {
         CHECK_EQ_INT(nested_out, fib_expected[20] + fib_expected[18]);
         check_set_context("workers=%u flagged groups", counts[c]);
         flagged_groups();
+        check_set_context("workers=%u destroy functions", counts[c]);
+        destroy_functions();
         CHECK_EQ_INT(merino_stop(), 0);
         printf("task objects correct at %u workers\n", counts[c]);
     }

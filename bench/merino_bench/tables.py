@@ -376,6 +376,8 @@ def taskobj_section(records, workers):
         nt = next((idx[k].get("tasks") for k in idx if k[:2] == (n, c) and k[4] == "merino" and idx[k].get("tasks")), None)
         tbb_cost = (tbb.get(1) - ts) / nt * 1e9 if (ts and nt and tbb.get(1)) else None
         direct_cost = (med("direct", "merino", 1) - ts) / nt * 1e9 if (ts and nt and med("direct", "merino", 1)) else None
+        if direct_cost is not None and direct_cost <= 0:
+            direct_cost = None  # the direct stack beat the serial program (noise, or leaves that dominate): no ratio
         table = [["variant"] + [f"T{w}" for w in wks] + [f"tbb/T{w}" for w in wks] + ["ns/task(1)", "x direct"]]
         for v in ("plain", "c", "cb", "cbr", "direct"):
             t = {w: med(v, "merino", w) for w in wks}

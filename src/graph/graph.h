@@ -22,8 +22,11 @@
 /* ---- a task object's life ----------------------------------------------------------------------- */
 
 /* merino__state: ALLOCATED (made, or recycled and set up again), READY (in a deque), RUNNING
- * (its execute is on a C stack), RECYCLED_CHILD / RECYCLED_CONT (running, and kept after it
- * returns), ANCHOR (a group's or a root wait's count: never runs), FREE (on a free list). */
+ * (its execute is on a C stack), WAITING (running, inside merino_task_wait_for_all: its count's
+ * extra one is the wait's, which drops it by no read-modify-write), RECYCLED_CHILD /
+ * RECYCLED_CONT (running, and kept after it returns), ANCHOR (a group's or a root wait's count:
+ * never runs), FREE (on a free list). A running task's children read its state (relaxed atomics
+ * wherever it may change while they run). */
 enum {
     MRN_T_ALLOCATED = MERINO__T_ALLOCATED, /* the values the header's inline code sets */
     MRN_T_READY = MERINO__T_READY,
@@ -32,12 +35,16 @@ enum {
     MRN_T_RECYCLED_CONT = MERINO__T_RECYCLED_CONT,
     MRN_T_ANCHOR,
     MRN_T_FREE,
+    MRN_T_WAITING,
 };
 
 /* Free-list classes: blocks of 128, 256, 512 and 1024 bytes (header included); larger tasks, and
  * tasks allocated by threads outside the pool, come from malloc (class MRN_CLASS_MALLOC). */
 #define MRN_NCLASSES 4
 #define MRN_CLASS_MALLOC 0xFFFF
+/* Set in merino__class while the task has a destroy function: the free's fast path then fails on
+ * its one compare of class and owner (no separate test of the function). */
+#define MRN_CLASS_DESTROY 0x8000
 #define MRN_OWNER_NONE 0xFFFF
 #define MRN_CHUNK_BYTES 16384 /* blocks come from malloc in chunks of this many bytes */
 /* Context frames recorded per worker: nested task-object runs on one C stack (each nested wait is
@@ -124,16 +131,19 @@ static inline merino_task *mrn_task_new(mrn_gworker *gw, merino_task_fn *fn, siz
 }
 /* Out of line: a destroy function, another class, another worker's block, or malloc's. */
 void mrn_task_delete_slow(mrn_gworker *gw, merino_task *t);
+/* Returns t to gw's free list if it is a block of gw's smallest class with no destroy function
+ * (one compare of the two 16-bit fields: MRN_CLASS_DESTROY makes it fail), else false. Leaves
+ * its state: a task that ran is RUNNING, which a spawn refuses as it refuses FREE. */
+static inline bool mrn_task_free_fast(mrn_gworker *gw, merino_task *t) {
+    if (MRN_UNLIKELY((t->merino__class | (uint32_t)t->merino__owner << 16) != gw->own_tag)) return false;
+    t->merino__parent = gw->fast.free_list[0];
+    gw->fast.free_list[0] = t;
+    return true;
+}
 /* Calls the task's destroy function and returns it to its free list (gw: the caller's, or NULL). */
 static inline void mrn_task_delete(mrn_gworker *gw, merino_task *t) {
-    /* no destroy function, class 0 and owner gw: one compare of the two 16-bit fields */
-    if (MRN_LIKELY(gw != NULL && t->merino__destroy == NULL &&
-                   (t->merino__class | (uint32_t)t->merino__owner << 16) == gw->own_tag)) {
-        __atomic_store_n(&t->merino__state, MRN_T_FREE, __ATOMIC_RELAXED); /* relaxed: a debug aid */
-        t->merino__parent = gw->fast.free_list[0];
-        gw->fast.free_list[0] = t;
-        return;
-    }
+    __atomic_store_n(&t->merino__state, MRN_T_FREE, __ATOMIC_RELAXED); /* relaxed: a debug aid */
+    if (MRN_LIKELY(gw != NULL) && mrn_task_free_fast(gw, t)) return;
     mrn_task_delete_slow(gw, t);
 }
 
@@ -208,11 +218,13 @@ merino_task *mrn_graph_context(void);
 void mrn_graph_init(void);
 /* Makes t ready on gw: queued, or run at once when the deque is full. */
 void mrn_spawn(mrn_gworker *gw, merino_task *t);
-/* Runs t, then the tasks it returns (bypass) and those its completion makes ready; with an anchor
- * (a wait's), then our newest tasks deeper than depth too, while the anchor's count is not 1. */
+/* Runs t, then the tasks it returns (bypass) and those its completion makes ready, then our newest
+ * tasks deeper than depth while the anchor's count (a wait's) is not 1. */
 void mrn_execute_in(mrn_gworker *gw, merino_task *t, const merino_task *anchor, int32_t depth);
+/* The anchor of a chain that takes no further task: its count is always 1. */
+extern merino_task mrn_no_chain;
 /* Runs t, then the tasks it returns (bypass) and those its completion makes ready. */
-static inline void mrn_execute(mrn_gworker *gw, merino_task *t) { mrn_execute_in(gw, t, NULL, 0); }
+static inline void mrn_execute(mrn_gworker *gw, merino_task *t) { mrn_execute_in(gw, t, &mrn_no_chain, 0); }
 /* Runs other tasks until anchor's count is 1, stealing only tasks deeper than depth. */
 void mrn_wait_loop(mrn_gworker *gw, merino_task *anchor, int32_t depth);
 static inline void mrn_wait_for(mrn_gworker *gw, merino_task *anchor, int32_t depth) {

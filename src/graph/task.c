@@ -9,8 +9,16 @@
  *    the decrements form one release sequence) and runs it next unless execute returned a task
  *    to run (bypass); then it spawns it. A child that loads (acquire) a count of 1 holds the last
  *    reference: it stores 0 with no read-modify-write.
+ *  - A child that loads a count of 2 while the newest task of its worker's deque is private and a
+ *    child of the same parent (mrn_other_ref_private): the other reference is that task's, which
+ *    no other thread can take or run until this worker publishes it, so nobody else can change
+ *    the count: it stores 1 with no read-modify-write (at one worker, the continuations of fib's
+ *    +C, +CB and +CBR then cost no locked instruction).
  *  - A task that waits for its children counts one more: they bring it to 1, never 0; the wait
- *    reads the count with acquire order until it is 1, then sets it to 0.
+ *    reads the count with acquire order until it is 1, then sets it to 0. While it waits its
+ *    state is WAITING, and that one is inert (the wait writes the count only after it read 1): a
+ *    child that loads 2 from a waiting task holds the last reference that moves, and stores 1
+ *    with release order (no read-modify-write); the private-child rule below counts it too.
  *  - A task recycled as its own continuation counts one more too: the scheduler drops that one
  *    after execute returns, so the task cannot become ready (and run again) while it still runs.
  *
@@ -156,8 +164,16 @@ static merino_task *mrn_find_task(mrn_gworker *gw, int32_t depth) {
     return victim ? mrn_deque_steal(victim, depth) : NULL;
 }
 
+/* The anchor of a chain run from the idle loop: its count is never 1, so the chain goes on with
+ * our newest task of any depth until the deque is empty, in one frame (returning to the idle loop
+ * after each task that made nothing ready would publish our private tasks and try the other
+ * sources first, each time: a stolen subtree of continuations, whose leaves end that way, ran at
+ * half the speed of one run under a wait). Never written. */
+static merino_task mrn_idle_anchor = {.merino__refs = 2};
+merino_task mrn_no_chain = {.merino__refs = 1}; /* never written */
+
 /* The idle loop's source: any task at all, run at top on the worker's task stack (its base in the
- * idle loop, above a waiting task's live tasks in a helping wait). */
+ * idle loop, above a waiting task's live tasks in a helping wait), then our own tasks after it. */
 static bool mrn_graph_run_one(mrn_worker *w, merino__task *top) {
     mrn_gworker *gw = mrn_gworker_at(w->index);
     if (!gw) gw = mrn_gself();
@@ -167,7 +183,7 @@ static bool mrn_graph_run_one(mrn_worker *w, merino__task *top) {
     merino__task *floor = w->floor;
     w->floor = top; /* a direct-stack join below top has no spawn in this task */
     merino__next = top;
-    mrn_execute(gw, t);
+    mrn_execute_in(gw, t, &mrn_idle_anchor, INT32_MIN);
     w->floor = floor;
     mrn_deque_publish(gw); /* back to the idle loop, which may run other sources' work for long */
     return true;
@@ -225,15 +241,51 @@ __attribute__((noreturn, cold)) static void mrn_zero_while_running(void) {
 #define MRN_DROP_ORDER __ATOMIC_RELEASE
 #endif
 
+/* Whether, p's count being 2 with one reference ours, the other is held by the newest task of
+ * gw's deque, private: a child of p that has not started. No other thread can take or run it until
+ * this worker publishes it, and no other thread holds a reference to p (the count counts them all:
+ * a group's anchor, whose count other threads raise, counts its base one too, so it is at least 3
+ * then), so nobody else can change the count before this worker's next publish. Owner only. */
+static inline bool mrn_other_ref_private(mrn_gworker *gw, const merino_task *p) {
+    int64_t b = __atomic_load_n(&gw->fast.bottom, __ATOMIC_RELAXED) - 1; /* relaxed: ours */
+    if (b < gw->fast.own_split) return false; /* empty, or the newest task is public */
+    const merino_task *q = __atomic_load_n(&gw->slot[b & MRN_MASK], __ATOMIC_RELAXED); /* relaxed: our own store */
+    return q->merino__parent == p; /* plain: a queued task's header is fixed, and ours while private */
+}
+
 /* One reference of p dropped; returns p when that made it ready. A count of 1 is the last
  * reference, ours: nobody else can change it, so it needs no read-modify-write (the TBB
  * scheduler's shortcut; half the drops of a continuation with two children, when the first
- * child finished before the second — always on one worker). */
-static merino_task *mrn_release_ref(merino_task *p) {
+ * child finished before the second — always on one worker). A count of 2 whose other reference
+ * is our newest private task needs none either (mrn_other_ref_private: the other half). */
+/* always inline: the execute loop's hot path (out of line, the loop saves and restores around a call) */
+static inline __attribute__((always_inline)) merino_task *mrn_release_ref(mrn_gworker *gw, merino_task *p) {
     /* acquire: a count of 1 was left by the other references' release decrements: their writes */
-    if (__atomic_load_n(&p->merino__refs, __ATOMIC_ACQUIRE) == 1) {
+    int32_t c = __atomic_load_n(&p->merino__refs, __ATOMIC_ACQUIRE);
+    if (c == 1) {
         __atomic_store_n(&p->merino__refs, 0, __ATOMIC_RELAXED); /* relaxed: ours alone now */
+    } else if (c == 2 && mrn_other_ref_private(gw, p)) { /* (p is not waiting: it would count 3) */
+        /* relaxed: the private child that drops the last reference runs here after this store, or
+         * on a thief after the publish, whose release store of split comes after it: either way
+         * the store (and our result before it) happens before that child's load */
+        __atomic_store_n(&p->merino__refs, 1, __ATOMIC_RELAXED);
+        return NULL;
     } else {
+        /* the references that move: all but p's wait's one, inert while p waits (p leaves the wait
+         * only after it reads 1). relaxed: a flag read after the acquire above; p set it after the
+         * spawn that made us, so an older wait's cannot be read, and it holds until our store */
+        int32_t moving = c - (__atomic_load_n(&p->merino__state, __ATOMIC_RELAXED) == MRN_T_WAITING);
+        if (moving == 1) {
+            /* release: our writes (and those of the children before us, whose release decrements we
+             * acquired) before the waiter's acquire load of 1 */
+            __atomic_store_n(&p->merino__refs, 1, __ATOMIC_RELEASE);
+            return NULL;
+        }
+        if (moving == 2 && c == 3 && mrn_other_ref_private(gw, p)) {
+            /* relaxed: as the store of 1 above (the child's own store of 1 is a release) */
+            __atomic_store_n(&p->merino__refs, 2, __ATOMIC_RELAXED);
+            return NULL;
+        }
         /* release: what this task wrote (its result) happens before the count is seen to drop */
         if (__atomic_fetch_sub(&p->merino__refs, 1, MRN_DROP_ORDER) != 1) return NULL;
 #ifndef MERINO__TSAN
@@ -252,6 +304,34 @@ void mrn_spawn(mrn_gworker *gw, merino_task *t) {
     mrn_wake_if_due(mrn_self()); /* a region's first work: thieves must be awake to ask for it */
 }
 
+/* The rare cases at a task's start, out of line: a thief's request (publish), a flagged group
+ * (whether t's context is cancelled). Returns whether t runs. */
+__attribute__((noinline, cold)) static bool mrn_run_check(mrn_gworker *gw, const merino_task *t) {
+    mrn_deque_poll(gw);
+    return !mrn_ctx_cancelled(t->merino__group, t->merino__seq);
+}
+
+/* What a task that returned without being recycled leaves: it is freed and its parent's count
+ * dropped; returns the parent when that made it ready. */
+static inline merino_task *mrn_finish(mrn_gworker *gw, merino_task *t) {
+    merino_task *parent = t->merino__parent;
+    if (MRN_UNLIKELY(!mrn_task_free_fast(gw, t))) mrn_task_delete(gw, t);
+    return MRN_LIKELY(parent != NULL) ? mrn_release_ref(gw, parent) : NULL;
+}
+
+/* The recycled cases after execute returned, out of the loop's straight line; returns the task
+ * that became ready (a continuation whose children are all done), or NULL. */
+static merino_task *mrn_after_recycled(mrn_gworker *gw, merino_task *t, uint32_t s, const merino_task *next) {
+    __atomic_store_n(&t->merino__state, MRN_T_ALLOCATED, __ATOMIC_RELAXED); /* relaxed: ours */
+    if (s == MRN_T_RECYCLED_CHILD) {
+        if (MRN_UNLIKELY(next != t))
+            mrn_fatal("a task recycled as a child (merino_task_recycle_as_child_of) must "
+                      "return itself from execute, to run again at once");
+        return NULL;
+    }
+    return mrn_release_ref(gw, t); /* MRN_T_RECYCLED_CONT: drop the count's extra one, now that it has returned */
+}
+
 void mrn_execute_in(mrn_gworker *gw, merino_task *t, const merino_task *anchor, int32_t depth) {
     if (gw == NULL) __builtin_unreachable(); /* the caller's state: spares the checks of NULL below */
     /* a region's first task object (its children are pushed inline, unseen by the core) */
@@ -267,45 +347,37 @@ void mrn_execute_in(mrn_gworker *gw, merino_task *t, const merino_task *anchor, 
     mrn_current_at = ctx; /* the running task: *ctx from now on */
     mrn_frame_push_at(gw, n, merino__next, t);
     do {
-        merino_task *next = NULL;
-        __atomic_store_n(&t->merino__state, MRN_T_RUNNING, __ATOMIC_RELAXED); /* relaxed: this thread's */
         /* relaxed: the task now running in this frame (mrn_current's too); a thief reads it only
          * while a direct task this task spawned is stolen, which this task joins before it returns */
         __atomic_store_n(ctx, t, __ATOMIC_RELAXED);
-        mrn_deque_poll(gw); /* a bypass chain may run long without a push or pop */
-        if (MRN_LIKELY(!mrn_ctx_flagged() || !mrn_ctx_cancelled(t->merino__group, t->merino__seq)))
-            next = t->merino__execute(t);
+    again:
+        __atomic_store_n(&t->merino__state, MRN_T_RUNNING, __ATOMIC_RELAXED); /* relaxed: this thread's */
+        /* One test for both rare cases: a thief's request (a bypass chain may run long without a
+         * push or pop) and a flagged group (relaxed both: hints, see mrn_ctx_flagged). */
+        uint32_t attn = __atomic_load_n(&gw->want, __ATOMIC_RELAXED) | __atomic_load_n(&mrn_flagged_groups, __ATOMIC_RELAXED);
+        merino_task *next = NULL;
+        if (MRN_LIKELY(attn == 0) || mrn_run_check(gw, t)) next = t->merino__execute(t);
         /* mrn_current() still names t until the next task or the end of the chain: the code
          * between (freeing t, dropping a reference, a push) reads it nowhere */
-        merino_task *ready = NULL;
-        switch (__atomic_load_n(&t->merino__state, __ATOMIC_RELAXED)) { /* relaxed: this thread's */
-        case MRN_T_RUNNING: {
-            merino_task *parent = t->merino__parent;
-            mrn_task_delete(gw, t);
-            if (parent) ready = mrn_release_ref(parent);
-            break;
-        }
-        case MRN_T_RECYCLED_CHILD:
-            __atomic_store_n(&t->merino__state, MRN_T_ALLOCATED, __ATOMIC_RELAXED); /* relaxed: ours */
-            if (MRN_UNLIKELY(next != t))
-                mrn_fatal("a task recycled as a child (merino_task_recycle_as_child_of) must "
-                          "return itself from execute, to run again at once");
-            break;
-        default: /* MRN_T_RECYCLED_CONT: drop the count's extra one, now that it has returned */
-            __atomic_store_n(&t->merino__state, MRN_T_ALLOCATED, __ATOMIC_RELAXED); /* relaxed: ours */
-            ready = mrn_release_ref(t);
-            break;
-        }
+        uint32_t s = __atomic_load_n(&t->merino__state, __ATOMIC_RELAXED); /* relaxed: this thread's */
+        merino_task *ready;
+        if (MRN_LIKELY(s == MRN_T_RUNNING))
+            ready = mrn_finish(gw, t);
+        else if (s == MRN_T_RECYCLED_CHILD && next == t)
+            goto again; /* recycled as a child and returned: it runs again at once, in this frame's context */
+        else
+            ready = mrn_after_recycled(gw, t, s, next);
         if (ready) {
-            if (next)
-                mrn_spawn(gw, ready);
-            else
-                next = ready; /* depth first: the parent whose last child this was */
+            if (MRN_LIKELY(!next)) {
+                t = ready; /* depth first: the parent whose last child this was */
+                continue;
+            }
+            mrn_spawn(gw, ready);
         }
         /* A wait's chain goes on with our newest task deeper than the wait, in this frame (what the
          * wait's loop would do next, without leaving and entering again), while the wait's count
          * is not 1. relaxed: a hint; the wait reads the count again with acquire */
-        if (!next && anchor && __atomic_load_n(&anchor->merino__refs, __ATOMIC_RELAXED) != 1)
+        if (!next && __atomic_load_n(&anchor->merino__refs, __ATOMIC_RELAXED) != 1)
             next = mrn_deque_pop_unpolled(gw, depth); /* the loop polls before it runs it */
         t = next;
     } while (t);
@@ -387,7 +459,12 @@ merino_task *merino_task_alloc_continuation(merino_task *self, merino_task_fn *f
 
 void merino_task_free(merino_task *t) { mrn_task_delete(mrn_gself(), t); }
 
-void merino_task_set_destroy(merino_task *t, merino_task_destroy_fn *fn) { t->merino__destroy = fn; }
+void merino_task_set_destroy(merino_task *t, merino_task_destroy_fn *fn) {
+    t->merino__destroy = fn;
+    /* the free's fast path tests the class alone (a malloc'd block's class has the bit already) */
+    if (t->merino__class != MRN_CLASS_MALLOC)
+        t->merino__class = (uint16_t)(fn ? t->merino__class | MRN_CLASS_DESTROY : t->merino__class & ~MRN_CLASS_DESTROY);
+}
 
 void merino_task_set_execute(merino_task *t, merino_task_fn *fn) { t->merino__execute = fn; }
 
@@ -422,6 +499,10 @@ static void mrn_spawn_and_wait(merino_task *self, merino_task *child, const char
     mrn_gworker *gw = mrn_gcur_or_self();
     if (MRN_UNLIKELY(!gw)) mrn_not_on_worker(what);
     int32_t depth = self->merino__depth;
+    /* WAITING marks the count's extra one as the wait's, inert (mrn_release_ref); only for a task
+     * that runs plainly (relaxed: ours; children read it, see mrn_release_ref) */
+    bool mark = __atomic_load_n(&self->merino__state, __ATOMIC_RELAXED) == MRN_T_RUNNING;
+    if (mark) __atomic_store_n(&self->merino__state, MRN_T_WAITING, __ATOMIC_RELAXED);
     if (child) {
         mrn_check_spawnable(child);
         /* The task the wait would take first (the newest), run at once in the wait's frame: no push
@@ -432,6 +513,7 @@ static void mrn_spawn_and_wait(merino_task *self, merino_task *child, const char
             mrn_spawn(gw, child);
     }
     mrn_wait_for(gw, self, depth);
+    if (mark) __atomic_store_n(&self->merino__state, MRN_T_RUNNING, __ATOMIC_RELAXED); /* relaxed: as above */
     __atomic_store_n(&self->merino__refs, 0, __ATOMIC_RELAXED); /* relaxed: no child is left */
 }
 
