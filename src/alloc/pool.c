@@ -164,14 +164,22 @@ static size_t mrn_trim_plan(mrn_trim *t, size_t keep, uint64_t before, uint64_t 
     return n;
 }
 
-/* Outside the lock: does what mrn_trim_plan chose; decommitted runs come back to the pool cold. */
-static void mrn_trim_do(mrn_trim *t, size_t n) {
-    if (!n) return;
-    size_t decommitted = 0;
+/* Outside the lock: does what mrn_trim_plan chose; decommitted runs come back to the pool cold. A
+ * run whose decommit failed (locked pages: they keep their bytes) comes back resident, its chunk
+ * counted as freed into now (the decay tries it again a period later, not at every slow path).
+ * Returns false when some decommit failed: a trim loop stops there, or it would take the same runs
+ * again for ever. */
+static bool mrn_trim_do(mrn_trim *t, size_t n) {
+    if (!n) return true;
+    size_t decommitted = 0, failed = 0;
     for (size_t i = 0; i < n; i++) {
         if (t[i].chunk) {
-            mrn_os_decommit(t[i].addr, t[i].len);
-            decommitted += t[i].k;
+            if (mrn_os_decommit(t[i].addr, t[i].len)) {
+                decommitted += t[i].k;
+            } else {
+                t[i].len = 0; /* marks it resident for the loop below */
+                failed++;
+            }
             continue;
         }
 #if MRN_ALLOC_DEBUG
@@ -181,18 +189,33 @@ static void mrn_trim_do(mrn_trim *t, size_t n) {
         MRN_STAT_ADD(chunk_unmaps, 1);
     }
     MRN_STAT_ADD(decommits, decommitted);
-    if (!decommitted) return;
+    if (!decommitted && !failed) return true;
+    uint64_t now = failed ? mrn_now_ms() : 0;
     mrn_lock_acquire(&mrn_pool_lock);
     for (size_t i = 0; i < n; i++) {
         mrn_chunk *c = t[i].chunk;
         if (!c) continue;
         uint64_t m = mrn_run_mask(t[i].first, t[i].k);
         c->free |= m;
+        if (t[i].len == 0) { /* not decommitted: resident, as it was */
+            mrn_pool_warm += t[i].k;
+            c->freed_ms = now;
+            mrn_chunk_list(c, true);
+            continue;
+        }
         c->cold |= m;
         mrn_pool_cold += t[i].k;
         mrn_chunk_list(c, false); /* if not listed: at the back, cold blocks are taken last */
     }
+    if (failed) {
+        /* relaxed: as in mrn_decay_plan (under the lock): the runs left resident decay later (a
+         * pending pass finds their chunks young and times itself after them) */
+        uint64_t due = atomic_load_explicit(&mrn_decay.due, memory_order_relaxed);
+        if (mrn_pool_warm > mrn_pool_keep && due == MRN_NEVER)
+            atomic_store_explicit(&mrn_decay.due, now + mrn_decay_ms, memory_order_relaxed);
+    }
     mrn_lock_release(&mrn_pool_lock);
+    return !failed;
 }
 
 /* ---- getting and putting blocks ----------------------------------------------------------------- */
@@ -360,8 +383,7 @@ void mrn_pool_tick(void) {
         mrn_lock_acquire(&mrn_pool_lock);
         n = mrn_decay_plan(t, now);
         mrn_lock_release(&mrn_pool_lock);
-        mrn_trim_do(t, n);
-    } while (n == MRN_TRIM_MAX);
+    } while (mrn_trim_do(t, n) && n == MRN_TRIM_MAX);
 }
 
 
@@ -372,8 +394,7 @@ void mrn_pool_trim(size_t keep) {
         mrn_lock_acquire(&mrn_pool_lock);
         n = mrn_trim_plan(t, keep, MRN_NEVER, NULL);
         mrn_lock_release(&mrn_pool_lock);
-        mrn_trim_do(t, n);
-    } while (n == MRN_TRIM_MAX);
+    } while (mrn_trim_do(t, n) && n == MRN_TRIM_MAX);
 }
 
 size_t mrn_pool_blocks(size_t *cold, size_t *chunks) {
