@@ -57,8 +57,10 @@ static BENCH__UNUSED void recmm_setup(int argc, char **argv, recmm_args *a, int 
     }
 }
 
-/* 1 when 1,000 entries of C (or all, for a small n) equal their exact dot products; *sum gets the
- * sum of C (exact too: the entries are integers below 2^24, summed in a double). */
+/* 1 when 1,000 entries of C (or all, for a small n) equal their exact dot products and the sum of C
+ * equals the exact sum of A B (sum over j of A's column j sum times B's row j sum: every entry
+ * counts, so a leaf block skipped or done twice is caught even where no sample falls); *sum gets the
+ * sum of C (exact too: the entries are integers below 2^24, summed in a double: below 2^53). */
 static BENCH__UNUSED int recmm_check(const recmm_args *a, double *sum) {
     int n = a->n, ok = 1;
     uint64_t x = 2463534242u;
@@ -73,6 +75,14 @@ static BENCH__UNUSED int recmm_check(const recmm_args *a, double *sum) {
     double s = 0;
     for (long e = 0; e < (long)n * n; e++) s += a->C[e];
     *sum = s;
+    int64_t want = 0;
+    for (int j = 0; j < n; j++) {
+        int64_t col = 0, row = 0;
+        for (int i = 0; i < n; i++) col += (int64_t)a->A[(long)i * n + j];
+        for (int k = 0; k < n; k++) row += (int64_t)a->B[(long)j * n + k];
+        want += col * row;
+    }
+    if (s != (double)want) ok = 0;
     return ok;
 }
 

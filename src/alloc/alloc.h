@@ -173,8 +173,9 @@ MRN_HIDDEN void mrn_lock_hold(mrn_lock *l, bool hold); /* acquire (true) or rele
 /* Anonymous read-write memory of len bytes (a multiple of the page), or NULL (errno ENOMEM). */
 MRN_HIDDEN void *mrn_os_map(size_t len);
 MRN_HIDDEN void mrn_os_unmap(void *p, size_t len);
-/* Gives the pages back to the OS; they read as zero when next touched. */
-MRN_HIDDEN void mrn_os_decommit(void *p, size_t len);
+/* Gives the pages back to the OS; they read as zero when next touched. false: it failed (locked
+ * pages), and they keep their bytes. */
+MRN_HIDDEN bool mrn_os_decommit(void *p, size_t len);
 /* Milliseconds of a coarse monotonic clock (a few ms resolution; no system call). */
 MRN_HIDDEN uint64_t mrn_now_ms(void);
 /* Writes one line "merino: ..." on stderr without allocating (the allocator may be broken). */

@@ -67,9 +67,11 @@ static void mrn_medium_zero(char *p, size_t size) {
     char *lo = (char *)(((uintptr_t)p + MRN_PAGE - 1) & ~(uintptr_t)(MRN_PAGE - 1));
     char *hi = (char *)(((uintptr_t)p + size) & ~(uintptr_t)(MRN_PAGE - 1));
     memset(p, 0, (size_t)(lo - p));
-    mrn_os_decommit(lo, (size_t)(hi - lo));
+    if (mrn_os_decommit(lo, (size_t)(hi - lo)))
+        MRN_STAT_ADD(zero_decommits, 1);
+    else
+        memset(lo, 0, (size_t)(hi - lo)); /* locked pages: the decommit cleared nothing */
     memset(hi, 0, (size_t)(p + size - hi));
-    MRN_STAT_ADD(zero_decommits, 1);
 }
 
 /* A medium object of size bytes for h: a run of k blocks from h's cache (short runs), or from the

@@ -33,9 +33,10 @@ void mrn_os_unmap(void *p, size_t len) {
     mrn_stat_mapped(-(ptrdiff_t)len);
 }
 
-void mrn_os_decommit(void *p, size_t len) {
-    /* MADV_DONTNEED, not MADV_FREE: the resident size drops now, not under memory pressure. */
-    (void)madvise(p, len, MADV_DONTNEED);
+bool mrn_os_decommit(void *p, size_t len) {
+    /* MADV_DONTNEED, not MADV_FREE: the resident size drops now, not under memory pressure. It
+     * fails (EINVAL) on pages the program locked (mlock, mlockall), which then keep their bytes. */
+    return madvise(p, len, MADV_DONTNEED) == 0;
 }
 
 uint64_t mrn_now_ms(void) {

@@ -112,6 +112,7 @@ typedef struct mrn_trim {
     size_t len;
     mrn_chunk *chunk; /* decommit: the chunk whose run [first, first + k) is in transit; NULL: unmap */
     unsigned first, k;
+    bool whole; /* decommit: the chunk was entirely free when planned */
 } mrn_trim;
 
 enum { MRN_TRIM_MAX = 64, MRN_SPARE_CHUNKS = 4 };
@@ -143,8 +144,9 @@ static size_t mrn_trim_plan(mrn_trim *t, size_t keep, uint64_t before, uint64_t 
             mrn_pool_warm -= 63 - cold;
             mrn_chunk_unlist(c);
             mrn_pool_mapped--;
-            t[n++] = (mrn_trim){(char *)c, MRN_CHUNK_SIZE, NULL, 0, 0};
+            t[n++] = (mrn_trim){(char *)c, MRN_CHUNK_SIZE, NULL, 0, 0, false};
         } else {
+            bool whole = c->free == MRN_CHUNK_ALL;
             uint64_t warm = c->free & ~c->cold;
             while (warm && mrn_pool_warm > keep && n < MRN_TRIM_MAX) {
                 unsigned first = (unsigned)__builtin_ctzll(warm);
@@ -154,7 +156,7 @@ static size_t mrn_trim_plan(mrn_trim *t, size_t keep, uint64_t before, uint64_t 
                 c->free &= ~m;
                 mrn_pool_warm -= k;
                 t[n++] = (mrn_trim){(char *)c + (size_t)first * MRN_BLOCK_SIZE, (size_t)k * MRN_BLOCK_SIZE, c,
-                                    first, k};
+                                    first, k, whole};
             }
             if (!c->free) mrn_chunk_unlist(c);
         }
@@ -164,14 +166,25 @@ static size_t mrn_trim_plan(mrn_trim *t, size_t keep, uint64_t before, uint64_t 
     return n;
 }
 
-/* Outside the lock: does what mrn_trim_plan chose; decommitted runs come back to the pool cold. */
-static void mrn_trim_do(mrn_trim *t, size_t n) {
-    if (!n) return;
-    size_t decommitted = 0;
+/* Outside the lock: does what mrn_trim_plan chose; decommitted runs come back to the pool cold. A
+ * run whose decommit failed (locked pages: they keep their bytes) comes back resident, its chunk
+ * counted as freed into now (the decay tries it again a period later, not at every slow path).
+ * Returns whether the caller's trim loop plans again: when the plan was cut short (MRN_TRIM_MAX
+ * entries), or when a chunk not entirely free when planned is now (its other runs came back while
+ * ours were in transit — another thread's free or trim, which saw it partly used: a new plan may
+ * unmap it, or it would stay mapped); never after a failed decommit (it would take the same runs
+ * again for ever). */
+static bool mrn_trim_do(mrn_trim *t, size_t n) {
+    if (!n) return false;
+    size_t decommitted = 0, failed = 0;
     for (size_t i = 0; i < n; i++) {
         if (t[i].chunk) {
-            mrn_os_decommit(t[i].addr, t[i].len);
-            decommitted += t[i].k;
+            if (mrn_os_decommit(t[i].addr, t[i].len)) {
+                decommitted += t[i].k;
+            } else {
+                t[i].len = 0; /* marks it resident for the loop below */
+                failed++;
+            }
             continue;
         }
 #if MRN_ALLOC_DEBUG
@@ -181,18 +194,35 @@ static void mrn_trim_do(mrn_trim *t, size_t n) {
         MRN_STAT_ADD(chunk_unmaps, 1);
     }
     MRN_STAT_ADD(decommits, decommitted);
-    if (!decommitted) return;
+    if (!decommitted && !failed) return n == MRN_TRIM_MAX;
+    bool again = n == MRN_TRIM_MAX;
+    uint64_t now = failed ? mrn_now_ms() : 0;
     mrn_lock_acquire(&mrn_pool_lock);
     for (size_t i = 0; i < n; i++) {
         mrn_chunk *c = t[i].chunk;
         if (!c) continue;
         uint64_t m = mrn_run_mask(t[i].first, t[i].k);
         c->free |= m;
+        if (t[i].len == 0) { /* not decommitted: resident, as it was */
+            mrn_pool_warm += t[i].k;
+            c->freed_ms = now;
+            mrn_chunk_list(c, true);
+            continue;
+        }
         c->cold |= m;
         mrn_pool_cold += t[i].k;
         mrn_chunk_list(c, false); /* if not listed: at the back, cold blocks are taken last */
+        if (c->free == MRN_CHUNK_ALL && !t[i].whole) again = true;
+    }
+    if (failed) {
+        /* relaxed: as in mrn_decay_plan (under the lock): the runs left resident decay later (a
+         * pending pass finds their chunks young and times itself after them) */
+        uint64_t due = atomic_load_explicit(&mrn_decay.due, memory_order_relaxed);
+        if (mrn_pool_warm > mrn_pool_keep && due == MRN_NEVER)
+            atomic_store_explicit(&mrn_decay.due, now + mrn_decay_ms, memory_order_relaxed);
     }
     mrn_lock_release(&mrn_pool_lock);
+    return again && !failed;
 }
 
 /* ---- getting and putting blocks ----------------------------------------------------------------- */
@@ -360,8 +390,7 @@ void mrn_pool_tick(void) {
         mrn_lock_acquire(&mrn_pool_lock);
         n = mrn_decay_plan(t, now);
         mrn_lock_release(&mrn_pool_lock);
-        mrn_trim_do(t, n);
-    } while (n == MRN_TRIM_MAX);
+    } while (mrn_trim_do(t, n));
 }
 
 
@@ -372,8 +401,7 @@ void mrn_pool_trim(size_t keep) {
         mrn_lock_acquire(&mrn_pool_lock);
         n = mrn_trim_plan(t, keep, MRN_NEVER, NULL);
         mrn_lock_release(&mrn_pool_lock);
-        mrn_trim_do(t, n);
-    } while (n == MRN_TRIM_MAX);
+    } while (mrn_trim_do(t, n));
 }
 
 size_t mrn_pool_blocks(size_t *cold, size_t *chunks) {
