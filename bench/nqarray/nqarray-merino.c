@@ -6,7 +6,8 @@
 static int64_t nqa_calls;
 
 MERINO_TASK_4(int, nqa, const int *, a, int, n, int, d, int, i) {
-    int aa[d + 1]; /* the children read it: they are joined before it goes */
+    int aa[d + 2]; /* d + 1 queens, at least one element (the root has d = -1); the children read
+                    * it: they are joined before it goes */
     if (!nqa_place(a, aa, d, i)) return 0;
     if (++d == n) return 1;
     for (int k = 0; k < n; k++) MERINO_SPAWN(nqa, aa, n, d, k);
@@ -17,7 +18,7 @@ MERINO_TASK_4(int, nqa, const int *, a, int, n, int, d, int, i) {
 
 /* The calls of one search, counted serially once (not timed). */
 static int64_t nqa_count(const int *a, int n, int d, int i) {
-    int aa[d + 1];
+    int aa[d + 2]; /* d + 1 queens; at least one element (the root has d = -1) */
     if (!nqa_place(a, aa, d, i)) return 1;
     if (++d == n) return 1;
     int64_t c = 1;

@@ -26,7 +26,7 @@ static inline int nqa_place(const int *a, int *aa, int d, int i) {
 }
 
 BENCH__UNUSED static int nqa_serial(const int *a, int n, int d, int i) {
-    int aa[d + 1];
+    int aa[d + 2]; /* d + 1 queens; at least one element (the root has d = -1) */
     if (!nqa_place(a, aa, d, i)) return 0;
     if (++d == n) return 1;
     int sum = 0;
