@@ -246,16 +246,25 @@ static merino_task *mrn_node_run(merino_task *self) {
     merino_graph *g = x->graph;
     if (merino_task_group_is_canceling(&g->group)) return NULL; /* failed or cancelled: stop here */
     mrn_gworker *gw = mrn_gself();
-    merino_task *next = NULL;
+    merino_graph_node *last = NULL;
     for (unsigned i = 0; i < x->nsucc; i++) {
         merino_graph_node *y = x->succ[i];
         /* acq_rel: release, what this node wrote happens before y runs; acquire, for the last
-         * predecessor, what the others wrote (it spawns y, which publishes it all to y) */
+         * predecessor, what the others wrote (it spawns y, which publishes it all to y; or runs y
+         * itself, below) */
         if (__atomic_fetch_sub(&y->pending, 1, __ATOMIC_ACQ_REL) != 1) continue;
-        if (next) mrn_spawn(gw, next);
-        next = mrn_node_task(y);
+        if (last) mrn_spawn(gw, mrn_node_task(last));
+        last = y;
     }
-    return next; /* the last successor made ready runs next, here */
+    if (!last) return NULL;
+    /* The last successor made ready runs next, here, in this very task object recycled as a child
+     * of the same group: no allocation, and the group's count does not move (our reference
+     * becomes its) — two read-modify-writes of the group's shared count saved per bypass. Its
+     * start checks cancellation with its own order, as a new task's would. */
+    memcpy(merino_task_data(self), &last, sizeof last);
+    self->merino__seq = last->index;
+    merino__task_recycle_as_child_of(self, self->merino__parent);
+    return self;
 }
 
 typedef struct mrn_graph_run_args {
