@@ -143,6 +143,52 @@ void failures(unsigned workers) {
         CHECK_EQ_INT(got, 1); // r1 comes first in node order, whichever threw first (both start)
         CHECK_EQ_INT(after.load(), 0);
     }
+    // A run that failed part-way leaves counts part-way: the next runs start from whole counts
+    // (a node made ready resets its own count for the next run; a run that does not complete
+    // makes the next one reset them all). A diamond grid, one node failing in the first run only.
+    {
+        merino::graph g;
+        const int n = 12;
+        std::atomic<int> runs_of[n * n];
+        for (auto &r : runs_of) r = 0;
+        std::atomic<bool> fail{true};
+        std::vector<merino::graph::node> grid;
+        std::atomic<int> early{0}; // nodes that started before a predecessor had run in this run
+        for (int i = 0; i < n * n; i++) grid.push_back(g.emplace([&, i] {
+            int r = runs_of[i].load() + 1; // this node's runs so far in this round, this one included
+            if ((i >= n && runs_of[i - n].load() < r) || (i % n > 0 && runs_of[i - 1].load() < r)) early++;
+            runs_of[i]++;
+            if (i == n + 1 && fail.exchange(false)) throw boom{7};
+        }));
+        for (int i = 0; i < n; i++)
+            for (int j = 0; j < n; j++) {
+                if (i + 1 < n) g.precede(grid[i * n + j], grid[(i + 1) * n + j]);
+                if (j + 1 < n) g.precede(grid[i * n + j], grid[i * n + j + 1]);
+            }
+        int got = -1;
+        try {
+            g.run();
+        } catch (const boom &e) {
+            got = e.id;
+        }
+        CHECK_EQ_INT(got, 7);
+        CHECK_EQ_INT(runs_of[n * n - 1].load(), 0); // the last node is after the failing one
+        for (int run = 1; run <= 5; run++) {
+            for (auto &r : runs_of) r = 0;
+            CHECK(g.run() == merino::task_group_status::complete);
+            for (int i = 0; i < n * n; i++) CHECK_EQ_INT(runs_of[i].load(), 1);
+            CHECK_EQ_INT(early.load(), 0);
+        }
+        // A node added after complete runs is a source of the next run too.
+        std::atomic<int> extra{0};
+        auto late = g.emplace([&] { extra++; });
+        g.precede(late, grid[0]);
+        for (auto &r : runs_of) r = 0;
+        CHECK(g.run() == merino::task_group_status::complete);
+        CHECK_EQ_INT(extra.load(), 1);
+        for (int i = 0; i < n * n; i++) CHECK_EQ_INT(runs_of[i].load(), 1);
+        CHECK_EQ_INT(early.load(), 0);
+    }
     // cancel() from a node of a chain: the nodes after it do not run; the next run runs them all.
     merino::graph g;
     std::atomic<int> ran{0};

@@ -34,8 +34,11 @@ struct merino_graph_node {
 struct merino_graph {
     merino_graph_node **nodes;  /* by index */
     merino_graph_node **by_ord; /* by place in the topological order */
-    merino_graph_node **work;   /* the search's stack: at most n entries */
+    merino_graph_node **work;   /* the search's stack: at most n entries; between runs, the sources */
     unsigned n, cap, stamp;     /* cap: of each of the three arrays */
+    unsigned nsources;          /* while ready: the nodes with no predecessor, work[0..nsources) */
+    bool ready;                 /* after a complete run, the graph unchanged since: every node's
+                                   pending equals its npred again, and work holds the sources */
     merino_task_group group;
 };
 
@@ -105,6 +108,7 @@ merino_graph_node *merino_graph_node_new(merino_graph *g, const char *name, void
     x->index = x->ord = g->n;
     g->nodes[g->n] = g->by_ord[g->n] = x;
     g->n++;
+    g->ready = false;
     return x;
 }
 
@@ -225,6 +229,7 @@ int merino_graph_edge(merino_graph_node *from, merino_graph_node *to) {
     from->succ[from->nsucc++] = to;
     to->pred[to->npredl++] = from;
     to->npred++;
+    from->graph->ready = false; /* and the search may have used work */
     return 0;
 }
 
@@ -253,6 +258,10 @@ static merino_task *mrn_node_run(merino_task *self) {
          * predecessor, what the others wrote (it spawns y, which publishes it all to y; or runs y
          * itself, below) */
         if (__atomic_fetch_sub(&y->pending, 1, __ATOMIC_ACQ_REL) != 1) continue;
+        /* relaxed: y's count is ready for the next run (nobody decrements it again in this one;
+         * the next run's decrements come after this run's wait) — so a run starts with no pass
+         * over the nodes */
+        __atomic_store_n(&y->pending, y->npred, __ATOMIC_RELAXED);
         if (last) mrn_spawn(gw, mrn_node_task(last));
         last = y;
     }
@@ -276,12 +285,21 @@ static void mrn_graph_run_here(void *p) {
     mrn_graph_run_args *r = p;
     merino_graph *g = r->g;
     merino_task_group_init(&g->group);
-    for (unsigned i = 0; i < g->n; i++) /* relaxed: published by the spawns below */
-        __atomic_store_n(&g->nodes[i]->pending, g->nodes[i]->npred, __ATOMIC_RELAXED);
+    if (MRN_UNLIKELY(!g->ready)) { /* the first run, a changed graph, or a run that stopped early */
+        g->nsources = 0;
+        for (unsigned i = 0; i < g->n; i++) { /* relaxed: published by the spawns below */
+            merino_graph_node *x = g->nodes[i];
+            __atomic_store_n(&x->pending, x->npred, __ATOMIC_RELAXED);
+            if (x->npred == 0) g->work[g->nsources++] = x;
+        }
+    }
     mrn_gworker *gw = mrn_gself();
-    for (unsigned i = g->n; i-- > 0;) /* in reverse: this worker pops the first node first */
-        if (g->nodes[i]->npred == 0) mrn_spawn(gw, mrn_node_task(g->nodes[i]));
+    for (unsigned i = g->nsources; i-- > 0;) /* in reverse: this worker pops the first node first */
+        mrn_spawn(gw, mrn_node_task(g->work[i]));
     r->status = mrn_group_wait_here(&g->group);
+    /* A run that did not complete left counts part-way (successors of a node that threw, or of a
+     * cancelled one, never reached zero): the next run resets them all. */
+    g->ready = r->status == MERINO_COMPLETE;
 }
 
 int merino_graph_run(merino_graph *g) {
