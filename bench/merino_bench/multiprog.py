@@ -53,7 +53,10 @@ MP_SIZES = {
 }
 MP_WORKERS = {"headline": [1, 2, 4, 8, 16], "all": list(range(1, 17)), "quick": [1, 2, 4]}
 CYCLCR_ARGS = [str(NCORES), "20", "0"]  # p = cores subordinates, 1..20 increments each, no end
-IDLE_PATTERNS = [(1000, 0), (10000, 0), (1000, 1000), (10000, 1000)]  # (period_us, region_us)
+# (period_us, region_us, tasks): tasks None = one per worker; 1 = a region of one task (for merino a
+# MERINO_RUN that spawns nothing: the empty job of rayon #642)
+IDLE_PATTERNS = [(1000, 0, None), (10000, 0, None), (1000, 1000, None), (10000, 1000, None),
+                 (1000, 0, 1), (10000, 0, 1)]
 IDLE_SYSTEMS = ["merino", "merino-naive", "tbb", "omp-gcc", "omp-clang", "rayon"]
 IDLE_WORKERS = {"headline": [NCORES], "all": [NCORES, 4 * NCORES], "quick": [NCORES]}
 
@@ -109,8 +112,8 @@ def idle_plan(args, which):
             skipped.append(f"idle-{s}")
             continue
         for w in IDLE_WORKERS[which]:
-            for (period, region) in IDLE_PATTERNS:
-                runs.append((s, w, period, region))
+            for (period, region, tasks) in IDLE_PATTERNS:
+                runs.append((s, w, period, region, tasks or w))
     return runs, sorted(set(skipped))
 
 
@@ -392,16 +395,18 @@ def run_idle(args, which, wr):
     if skipped:
         log("idle: not built (skipped): " + ", ".join(skipped))
     t0 = time.time()
-    for k, (s, w, period, region) in enumerate(runs):
+    for k, (s, w, period, region, tasks) in enumerate(runs):
         path = binary(args.build_dir, "idle", s)
         e = int(time.time() - t0)
-        print(f"[{k + 1}/{len(runs)} {e // 60}:{e % 60:02d}] idle {s} w={w} every {period} us, region {region} us, "
+        print(f"[{k + 1}/{len(runs)} {e // 60}:{e % 60:02d}] idle {s} w={w} every {period} us, region {region} us "
+              f"of {tasks} task(s), "
               f"{args.idle_seconds} s ...", end=" ", flush=True)
         load = LoadMeter()
         env = clean_env({"OMP_NUM_THREADS": str(w)} if s.startswith("omp") else None)
-        cmd = [path, "--workers", str(w), str(period), str(region), str(args.idle_seconds)]
+        cmd = [path, "--workers", str(w), str(period), str(region), str(args.idle_seconds), str(tasks)]
         rec = {"kind": "idle", "workload": "idle", "system": s, "workers": w, "period_us": period,
-               "region_us": region, "seconds_asked": args.idle_seconds, "params": f"{period} {region}",
+               "region_us": region, "tasks": tasks, "seconds_asked": args.idle_seconds,
+               "params": f"{period} {region} {tasks}",
                "inner_reps": 1, "oversubscribed": w > NCORES, "tuning": tuning()}
         try:
             p = subprocess.run(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
@@ -429,14 +434,16 @@ def idle_summary(records):
         return []
     lines = ["", "Idle cost (rayon #642's pattern; targets: empty regions <= 2% of a CPU, a 1 ms region every",
              "10 ms <= 1.2x its busy time, first task p99 < 50 us)",
-             f"  {'system':14} {'w':>3} {'period':>7} {'region':>7} {'idle %CPU':>9} {'CPU/busy':>9} "
+             f"  {'system':14} {'w':>3} {'period':>7} {'region':>7} {'tasks':>5} {'idle %CPU':>9} {'CPU/busy':>9} "
              f"{'first med/p99 us':>17} {'woken med/p99 us':>17}"]
     tun = {k: v for r in rs for k, v in (r.get("tuning") or {}).items()}
     if tun:
         lines.insert(3, "  merino's idle policy set by " + " ".join(f"{k}={v}" for k, v in sorted(tun.items())))
-    for r in sorted(rs, key=lambda r: (r["workers"], r["period_us"], r["region_us"], IDLE_SYSTEMS.index(r["system"]))):
+    for r in sorted(rs, key=lambda r: (r["workers"], r.get("tasks") or r["workers"], r["period_us"], r["region_us"],
+                                       IDLE_SYSTEMS.index(r["system"]))):
         cb = f"{r['cpu_over_busy']:.2f}" if r.get("cpu_over_busy") else "-"
         woken = f"{r['other_med_us']:.1f}/{r['other_p99_us']:.1f}" if r.get("other_regions") else "-"
         lines.append(f"  {r['system']:14} {r['workers']:>3} {r['period_us']:>5}us {r['region_us']:>5}us "
+                     f"{r.get('tasks') or r['workers']:>5} "
                      f"{100 * r['idle_cpus']:>8.2f}% {cb:>9} {r['first_med_us']:>8.1f}/{r['first_p99_us']:<8.1f} {woken:>17}")
     return lines

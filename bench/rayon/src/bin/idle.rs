@@ -31,7 +31,7 @@ fn quantile_us(v: &mut Vec<i64>, q: f64) -> f64 {
 }
 
 fn main() {
-    let usage = "period_us region_us seconds";
+    let usage = "period_us region_us seconds [tasks]";
     let a = args(usage);
     let period_us = param(&a, 0, usage);
     let region_us = param(&a, 1, usage);
@@ -39,7 +39,9 @@ fn main() {
         eprintln!("usage: --workers N {}", usage);
         std::process::exit(2)
     });
-    let n = a.workers;
+    // tasks per region: the fourth parameter, as the C versions', default the worker count
+    let n = if a.params.len() > 3 { param(&a, 3, usage).clamp(1, 64) as usize } else { a.workers };
+    let workers = a.workers;
     SUBMITTER.with(|s| s.set(true));
     // bench_spin iterations per microsecond
     let mut it = 1_000_000i64;
@@ -53,7 +55,7 @@ fn main() {
         it *= 2;
     };
     let iters = if region_us > 0 { (ipus * region_us as f64 / n as f64) as i64 } else { 0 };
-    let p = pool(n);
+    let p = pool(workers);
     let epoch = Instant::now();
     let busy = AtomicI64::new(0);
     let ran = AtomicI64::new(0);
