@@ -315,7 +315,7 @@ __attribute__((noinline, cold)) static bool mrn_run_check(mrn_gworker *gw, const
  * dropped; returns the parent when that made it ready. */
 static inline merino_task *mrn_finish(mrn_gworker *gw, merino_task *t) {
     merino_task *parent = t->merino__parent;
-    if (MRN_UNLIKELY(!mrn_task_free_fast(gw, t))) mrn_task_delete(gw, t);
+    if (MRN_UNLIKELY(!mrn_task_free_fast(gw, t))) mrn_task_delete_slow(gw, t); /* the fast path failed: not again */
     return MRN_LIKELY(parent != NULL) ? mrn_release_ref(gw, parent) : NULL;
 }
 
