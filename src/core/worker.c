@@ -66,27 +66,21 @@ void *mrn_worker_main(void *arg) {
         /* Woken for a run that has ended before we looked (an empty region is over in a
          * microsecond, a wake-up takes several): sleep again at once, not after idle_us of
          * yielding — the yields are for a worker that has just run out of work. */
-        if (MRN_UNLIKELY(woken)) {
-            woken = false;
-            if (!mrn_work_pending()) {
-                mrn_sleep(mrn_work_pending);
-                mrn_backoff_reset(&b);
-                woken = true;
+        bool resleep = MRN_UNLIKELY(woken) && !mrn_work_pending();
+        woken = false;
+        if (!resleep) {
+            mrn_backoff_step step = mrn_backoff_wait(&b);
+            if (step == MRN_SPUN) continue;
+            mrn_budget_poll(p, b.now); /* from the idle path only, never from a spawn */
+            if (step != MRN_SLEEP_NOW) continue;
+            if (mrn_work_pending()) {
+                sched_yield(); /* work may appear at any moment: look again soon */
                 continue;
             }
         }
-        mrn_backoff_step step = mrn_backoff_wait(&b);
-        if (step == MRN_SPUN) continue;
-        mrn_budget_poll(p, b.now); /* from the idle path only, never from a spawn */
-        if (step == MRN_SLEEP_NOW) {
-            if (mrn_work_pending()) {
-                sched_yield(); /* work may appear at any moment: look again soon */
-            } else {
-                mrn_sleep(mrn_work_pending); /* nothing in flight: free the processor until there is */
-                mrn_backoff_reset(&b);
-                woken = true;
-            }
-        }
+        mrn_sleep(mrn_work_pending); /* nothing in flight: free the processor until there is */
+        mrn_backoff_reset(&b);
+        woken = true;
     }
     /* Thieves reach this thread's words through pointers into its thread-local storage, which
      * goes away with the thread: leave only when every pool thread has left its loop. */
