@@ -50,6 +50,14 @@ static struct {
                                         * bounce on */
 } mrn_decay = {MRN_NEVER};
 
+/* Under the lock, at time now: more than mrn_pool_keep blocks resident and no pass pending — the
+ * next one is due a decay period from now. */
+static void mrn_decay_arm(uint64_t now) {
+    /* relaxed: written only under the lock, which we hold; mrn_pool_tick's unlocked read is a hint */
+    if (mrn_pool_warm > mrn_pool_keep && atomic_load_explicit(&mrn_decay.due, memory_order_relaxed) == MRN_NEVER)
+        atomic_store_explicit(&mrn_decay.due, now + mrn_decay_ms, memory_order_relaxed);
+}
+
 static inline mrn_chunk *mrn_chunk_of(const void *b) {
     return (mrn_chunk *)((uintptr_t)b & ~(uintptr_t)(MRN_CHUNK_SIZE - 1));
 }
@@ -214,13 +222,9 @@ static bool mrn_trim_do(mrn_trim *t, size_t n) {
         mrn_chunk_list(c, false); /* if not listed: at the back, cold blocks are taken last */
         if (c->free == MRN_CHUNK_ALL && !t[i].whole) again = true;
     }
-    if (failed) {
-        /* relaxed: as in mrn_decay_plan (under the lock): the runs left resident decay later (a
-         * pending pass finds their chunks young and times itself after them) */
-        uint64_t due = atomic_load_explicit(&mrn_decay.due, memory_order_relaxed);
-        if (mrn_pool_warm > mrn_pool_keep && due == MRN_NEVER)
-            atomic_store_explicit(&mrn_decay.due, now + mrn_decay_ms, memory_order_relaxed);
-    }
+    /* the runs left resident decay later (a pending pass finds their chunks young and times
+     * itself after them) */
+    if (failed) mrn_decay_arm(now);
     mrn_lock_release(&mrn_pool_lock);
     return again && !failed;
 }
@@ -359,9 +363,7 @@ static void mrn_pool_put_locked(mrn_block *b, unsigned k, uint64_t now) {
     c->freed_ms = now;
     mrn_pool_warm += k;
     mrn_chunk_list(c, true);
-    /* relaxed: as in mrn_decay_plan */
-    if (mrn_pool_warm > mrn_pool_keep && atomic_load_explicit(&mrn_decay.due, memory_order_relaxed) == MRN_NEVER)
-        atomic_store_explicit(&mrn_decay.due, now + mrn_decay_ms, memory_order_relaxed);
+    mrn_decay_arm(now);
 }
 
 void mrn_pool_put(mrn_block *b, unsigned k) {
@@ -392,7 +394,6 @@ void mrn_pool_tick(void) {
         mrn_lock_release(&mrn_pool_lock);
     } while (mrn_trim_do(t, n));
 }
-
 
 void mrn_pool_trim(size_t keep) {
     mrn_trim t[MRN_TRIM_MAX];
