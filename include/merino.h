@@ -82,8 +82,8 @@ typedef struct merino_config {
     unsigned idle_spins;
     /** ... and when no MERINO_RUN is in flight, sleeps once it has looked for this many
      *  microseconds, until a run makes work available (while one is, idle workers yield and never
-     *  sleep: after a region's first, the spawns of a running task wake nobody). 0: MERINO_IDLE_US if set, else MERINO_DEFAULT_IDLE_US; 1 (sleep right after the
-     *  spins) to MERINO_MAX_IDLE_US. */
+     *  sleep: after a region's first, the spawns of a running task wake nobody). 0: MERINO_IDLE_US
+     *  if set, else MERINO_DEFAULT_IDLE_US; 1 (sleep right after the spins) to MERINO_MAX_IDLE_US. */
     unsigned idle_us;
 } merino_config;
 
