@@ -59,6 +59,7 @@ void *mrn_worker_main(void *arg) {
         bool found = mrn_find_work(w, w->pub.base);
         MRN_PROF_FIND_END();
         if (found) {
+            mrn_wake_one(); /* a region woke one sleeper: pass it on while there is work */
             mrn_backoff_reset(&b);
             woken = false;
             continue;
