@@ -9,7 +9,8 @@
  * At 2 workers and at 4 (more than the cores). At 4, also: a region wakes one sleeper, not the
  * pool — regions of one spawned empty task make at most 2 sleeps each (the woken one, and one it
  * passed the wake to if it stole the task; waking all made 3) — and a region with work for all
- * still reaches every pool thread: each of them steals. */
+ * still reaches every pool thread: each of them steals, and the wake is passed on before a
+ * woken worker runs what it took (a first task that waits for the next two to start finishes). */
 #include "check.h"
 
 #include <merino.h>
@@ -82,6 +83,35 @@ MERINO_TASK_1(int, spawn_one, int, x) {
     return MERINO_JOIN(nothing);
 }
 
+/* A region whose first stolen task holds its thief until the two tasks after it have started:
+ * the caller is busy too, so only the other pool threads can start them — the wake must be passed
+ * on before the first thief runs what it took, not after. */
+static int g_started; /* atomic: tasks of the region started */
+
+static void wait_started(int n) {
+    double t0 = check_now();
+    while (__atomic_load_n(&g_started, __ATOMIC_RELAXED) < n) { /* relaxed: a count, no data */
+        CHECK_MSG(check_now() - t0 < 20.0, "only %d of %d tasks started: the wake was not passed on",
+                  __atomic_load_n(&g_started, __ATOMIC_RELAXED), n);
+        check_sleep(0.0005);
+    }
+}
+
+MERINO_VOID_TASK_1(hold, int, counted) {
+    if (counted) __atomic_fetch_add(&g_started, 1, __ATOMIC_RELAXED);
+    wait_started(2);
+}
+
+MERINO_VOID_TASK_0(chain_region) {
+    MERINO_SPAWN(hold, 0); /* the oldest: the first thief takes it */
+    MERINO_SPAWN(hold, 1);
+    MERINO_SPAWN(hold, 1);
+    wait_started(2); /* the caller's own work */
+    MERINO_JOIN(hold);
+    MERINO_JOIN(hold);
+    MERINO_JOIN(hold);
+}
+
 static uint64_t steals_of(unsigned i) {
     merino_prof_report w;
     CHECK_EQ_INT(merino_prof_get_worker(i, &w), 0);
@@ -115,6 +145,12 @@ static void one_wake_at_a_time(unsigned workers) {
     }
     printf("workers=%u: pool threads that stole nothing from sleeping starts: %u\n", workers, idle_ones);
     CHECK_EQ_UINT(idle_ones, 0);
+
+    /* A long first task does not hold the wake: the next sleepers come while it runs. */
+    settle(pool_sleeps(), 0);
+    __atomic_store_n(&g_started, 0, __ATOMIC_RELAXED);
+    MERINO_RUN(chain_region);
+    printf("workers=%u: a region whose first stolen task waits for the next two: done\n", workers);
 }
 
 static void round_at(unsigned workers) {

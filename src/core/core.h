@@ -65,6 +65,7 @@ typedef struct mrn_worker {
     bool caller_slot;     /* occupied by threads that call in (enter.c), not a pool thread */
     unsigned public_left; /* public mode: public tasks to inline before spawning private again */
     bool wake_due;        /* caller slot: its region has made no work available yet (enter.c) */
+    bool woke_next;       /* this worker's last steal passed the wake on (thief.c, worker.c) */
     uint64_t public_mark; /* public mode: when the last public task of the run began (ns) */
     uint64_t steals, leapfrogs, publishes, privatizations; /* merino__count; stats.c */
     uint64_t rng;

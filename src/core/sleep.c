@@ -28,9 +28,10 @@ static void mrn_wake(bool one) {
 /* Work was made available to all (a handed-over task), or the pool is stopping. */
 void mrn_wake_all(void) { mrn_wake(false); }
 
-/* A region's first work: one sleeper; each worker that then finds work wakes the next (the idle
- * loop), so that a region over before its first thief arrives wakes one worker, not the pool,
- * while a region with work for all reaches every sleeper, one steal apart. */
+/* A region's first work: one sleeper; each worker that then finds work wakes the next (a thief
+ * before it runs the task it took, thief.c; other work in the idle loop), so that a region over
+ * before its first thief arrives wakes one worker, not the pool, while a region with work for all
+ * reaches every sleeper, one wake-up apart. */
 void mrn_wake_one(void) { mrn_wake(true); }
 
 static __thread bool mrn_counted; /* this thread is counted in sleepers (mrn_all_asleep) */
