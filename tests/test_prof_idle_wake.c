@@ -6,7 +6,11 @@
  *  - a region that only queues task objects (a task group, no direct spawn) wakes them too, and a
  *    pool thread runs some of its tasks;
  *  - so does a parallel loop called from outside the pool (its region splits the range by spawning).
- * At 2 workers and at 4 (more than the cores: every pool thread must be woken, not one). */
+ * At 2 workers and at 4 (more than the cores). At 4, also: a region wakes one sleeper, not the
+ * pool — regions of one spawned empty task make at most 2 sleeps each (the woken one, and one it
+ * passed the wake to if it stole the task; waking all made 3) — and a region with work for all
+ * still reaches every pool thread: each of them steals, and the wake is passed on before a
+ * woken worker runs what it took (a first task that waits for the next two to start finishes). */
 #include "check.h"
 
 #include <merino.h>
@@ -74,6 +78,81 @@ static void loop_body(int64_t lo, int64_t hi, void *ctx) {
     for (int64_t i = lo; i < hi; i++) spin_2ms(NULL);
 }
 
+MERINO_TASK_1(int, spawn_one, int, x) {
+    MERINO_SPAWN(nothing, x);
+    return MERINO_JOIN(nothing);
+}
+
+/* A region whose first stolen task holds its thief until the two tasks after it have started:
+ * the caller is busy too, so only the other pool threads can start them — the wake must be passed
+ * on before the first thief runs what it took, not after. */
+static int g_started; /* atomic: tasks of the region started */
+
+static void wait_started(int n) {
+    double t0 = check_now();
+    while (__atomic_load_n(&g_started, __ATOMIC_RELAXED) < n) { /* relaxed: a count, no data */
+        CHECK_MSG(check_now() - t0 < 20.0, "only %d of %d tasks started: the wake was not passed on",
+                  __atomic_load_n(&g_started, __ATOMIC_RELAXED), n);
+        check_sleep(0.0005);
+    }
+}
+
+MERINO_VOID_TASK_1(hold, int, counted) {
+    if (counted) __atomic_fetch_add(&g_started, 1, __ATOMIC_RELAXED);
+    wait_started(2);
+}
+
+MERINO_VOID_TASK_0(chain_region) {
+    MERINO_SPAWN(hold, 0); /* the oldest: the first thief takes it */
+    MERINO_SPAWN(hold, 1);
+    MERINO_SPAWN(hold, 1);
+    wait_started(2); /* the caller's own work */
+    MERINO_JOIN(hold);
+    MERINO_JOIN(hold);
+    MERINO_JOIN(hold);
+}
+
+static uint64_t steals_of(unsigned i) {
+    merino_prof_report w;
+    CHECK_EQ_INT(merino_prof_get_worker(i, &w), 0);
+    return w.steals;
+}
+
+static void one_wake_at_a_time(unsigned workers) {
+    enum { REGIONS = 200 };
+    settle(pool_sleeps(), 0);
+    uint64_t s0 = pool_sleeps();
+    for (int i = 0; i < REGIONS; i++) {
+        CHECK_EQ_INT(MERINO_RUN(spawn_one, i), i + 1);
+        check_sleep(0.002); /* the woken ones are asleep again before the next region */
+    }
+    settle(s0, 0);
+    uint64_t slept = pool_sleeps() - s0;
+    printf("workers=%u: %d regions of one spawned task: %llu sleeps of the pool threads\n", workers, REGIONS,
+           (unsigned long long)slept);
+    CHECK_MSG(slept <= 2 * REGIONS + REGIONS / 4, "%llu sleeps: a region woke more than one sleeper",
+              (unsigned long long)slept);
+
+    /* Work for all: the wake is passed on until every pool thread has stolen something. */
+    uint64_t before[8];
+    for (unsigned i = 1; i < workers; i++) before[i] = steals_of(i);
+    unsigned idle_ones = workers - 1;
+    for (int r = 0; r < 50 && idle_ones > 0; r++) { /* a loaded machine may schedule them late */
+        settle(pool_sleeps(), 0);
+        CHECK_EQ_INT(MERINO_RUN(fib, 27), serial_fib(27));
+        idle_ones = 0;
+        for (unsigned i = 1; i < workers; i++) idle_ones += steals_of(i) == before[i];
+    }
+    printf("workers=%u: pool threads that stole nothing from sleeping starts: %u\n", workers, idle_ones);
+    CHECK_EQ_UINT(idle_ones, 0);
+
+    /* A long first task does not hold the wake: the next sleepers come while it runs. */
+    settle(pool_sleeps(), 0);
+    __atomic_store_n(&g_started, 0, __ATOMIC_RELAXED);
+    MERINO_RUN(chain_region);
+    printf("workers=%u: a region whose first stolen task waits for the next two: done\n", workers);
+}
+
 static void round_at(unsigned workers) {
     check_set_context("workers=%u", workers);
     g_workers = workers;
@@ -104,6 +183,8 @@ static void round_at(unsigned workers) {
     }
     printf("workers=%u: fib(27): %llu steals\n", workers, (unsigned long long)(st1.steals - st0.steals));
     CHECK(st1.steals > st0.steals);
+
+    if (workers > 2) one_wake_at_a_time(workers);
 
     /* A region that only queues task objects wakes them too, and they run some of the tasks. */
     __atomic_store_n(&g_on_pool, 0, __ATOMIC_RELAXED);

@@ -65,6 +65,7 @@ typedef struct mrn_worker {
     bool caller_slot;     /* occupied by threads that call in (enter.c), not a pool thread */
     unsigned public_left; /* public mode: public tasks to inline before spawning private again */
     bool wake_due;        /* caller slot: its region has made no work available yet (enter.c) */
+    bool woke_next;       /* this worker's last steal passed the wake on (thief.c, worker.c) */
     uint64_t public_mark; /* public mode: when the last public task of the run began (ns) */
     uint64_t steals, leapfrogs, publishes, privatizations; /* merino__count; stats.c */
     uint64_t rng;
@@ -196,9 +197,10 @@ void mrn_push_job(mrn_job *job);
 mrn_job *mrn_take_job(void);
 void mrn_run_job(mrn_worker *w, mrn_job *job, merino__task *top);
 
-/* enter.c: a region run in the caller slot wakes the sleeping workers at the first work it makes
- * available — its first spawn (a slow one: the region starts in public mode), or a task object
- * queued or run — not at its entry, so that a region that makes none wakes no one. */
+/* enter.c: a region run in the caller slot wakes a sleeping worker (which passes the wake on when
+ * it finds work: sleep.c, worker.c) at the first work it makes available — its first spawn (a
+ * slow one: the region starts in public mode), or a task object queued or run — not at its
+ * entry, so that a region that makes none wakes no one. */
 void mrn_region_wake(mrn_worker *w);
 static inline void mrn_wake_if_due(mrn_worker *w) {
     if (MRN_UNLIKELY(w->wake_due)) mrn_region_wake(w);
@@ -215,6 +217,7 @@ void *mrn_worker_main(void *arg);
 
 /* sleep.c */
 void mrn_wake_all(void);
+void mrn_wake_one(void);
 void mrn_sleep(bool (*pending)(void));
 void mrn_budget_init(mrn_pool *p, const mrn_cpu_budget *budget);
 void mrn_budget_poll(mrn_pool *p, uint64_t now);

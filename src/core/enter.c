@@ -95,12 +95,13 @@ static void mrn_run_in_slot(mrn_pool *p, mrn_worker *w, merino__task *t, merino_
     merino__next = NULL;
 }
 
-/* The first work of the region is published: wake the sleepers for it. Sleepers that counted
- * themselves before our take of the slot (mrn_try_take_slot, seq_cst) are seen by mrn_wake_all's
- * seq_cst load; those that count themselves after it see the slot taken and do not sleep. */
+/* The first work of the region is published: wake a sleeper for it (it wakes the next when it
+ * finds work: sleep.c). Sleepers that counted themselves before our take of the slot
+ * (mrn_try_take_slot, seq_cst) are seen by mrn_wake_one's seq_cst load; those that count
+ * themselves after it see the slot taken and do not sleep. */
 __attribute__((noinline)) void mrn_region_wake(mrn_worker *w) {
     w->wake_due = false;
-    mrn_wake_all();
+    mrn_wake_one();
 }
 
 /* ---- handing over --------------------------------------------------------------------------------- */

@@ -12,26 +12,37 @@
 #include <limits.h>
 #include <time.h>
 
-/* Wakes every sleeping worker: work was made available, or the pool is stopping. Costs a load
- * when nobody sleeps. */
-void mrn_wake_all(void) {
+/* Wakes one sleeping worker, or all of them. Costs a load when nobody sleeps. A worker parked by
+ * the CPU budget among the sleepers takes no work and would not pass a wake on: then all. */
+static void mrn_wake(bool one) {
     mrn_pool *p = &mrn_the_pool;
     /* seq_cst: the other half of mrn_sleep's pair (see above) */
     if (__atomic_load_n(&p->sleepers, __ATOMIC_SEQ_CST) == 0) return;
     __atomic_fetch_add(&p->epoch, 1, __ATOMIC_SEQ_CST); /* a sleeper's futex_wait fails if late */
-    mrn_futex_wake(&p->epoch, INT_MAX);
+    /* relaxed: after the seq_cst load above, which saw each counted sleeper's parked increment */
+    one = one && __atomic_load_n(&p->parked, __ATOMIC_RELAXED) == 0;
+    mrn_futex_wake(&p->epoch, one ? 1 : INT_MAX);
     MRN_PROF_WAKE();
 }
 
+/* Work was made available to all (a handed-over task), or the pool is stopping. */
+void mrn_wake_all(void) { mrn_wake(false); }
+
+/* A region's first work: one sleeper; each worker that then finds work wakes the next (a thief
+ * before it runs the task it took, thief.c; other work in the idle loop), so that a region over
+ * before its first thief arrives wakes one worker, not the pool, while a region with work for all
+ * reaches every sleeper, one wake-up apart. */
+void mrn_wake_one(void) { mrn_wake(true); }
+
 static __thread bool mrn_counted; /* this thread is counted in sleepers (mrn_all_asleep) */
 
-/* Sleeps until mrn_wake_all, unless pending() says there is work, or the pool stops. */
+/* Sleeps until woken (mrn_wake_all, mrn_wake_one), unless pending() says there is work, or the pool stops. */
 void mrn_sleep(bool (*pending)(void)) {
     mrn_pool *p = &mrn_the_pool;
     uint32_t epoch = __atomic_load_n(&p->epoch, __ATOMIC_SEQ_CST);
     __atomic_fetch_add(&p->sleepers, 1, __ATOMIC_SEQ_CST);
     mrn_counted = true;
-    /* seq_cst (inside pending too): pairs with mrn_wake_all */
+    /* seq_cst (inside pending too): pairs with mrn_wake */
     if (!pending() && !__atomic_load_n(&p->stopping, __ATOMIC_SEQ_CST)) {
         MRN_PROF_SLEEP();
         mrn_futex_wait(&p->epoch, epoch);
@@ -78,7 +89,12 @@ void mrn_budget_poll(mrn_pool *p, uint64_t now) {
         return;
     unsigned a = mrn_allowed_for(p, mrn_reread_cpu_budget(&p->budget));
     /* relaxed: a count; parked workers re-check it after the futex, which compares it itself */
-    if (__atomic_exchange_n(&p->allowed, a, __ATOMIC_RELAXED) < a) mrn_futex_wake(&p->allowed, INT_MAX);
+    unsigned was = __atomic_exchange_n(&p->allowed, a, __ATOMIC_RELAXED);
+    if (was < a) mrn_futex_wake(&p->allowed, INT_MAX);
+    /* Shrank below the pool: the sleepers over it park (a region wakes one sleeper only, so they
+     * would sleep on uncounted; merino_workers_active counts the parked). */
+    else if (was > a && a < __atomic_load_n(&p->count, __ATOMIC_RELAXED)) /* relaxed: a bound */
+        mrn_wake_all();
 }
 
 /* Worker w is over the budget: it sleeps until the budget lets it compete again, or the pool stops.

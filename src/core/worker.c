@@ -55,10 +55,14 @@ void *mrn_worker_main(void *arg) {
             mrn_backoff_reset(&b);
             continue;
         }
+        w->woke_next = false;
         MRN_PROF_FIND_BEGIN();
         bool found = mrn_find_work(w, w->pub.base);
         MRN_PROF_FIND_END();
         if (found) {
+            /* a region woke one sleeper: pass it on while there is work (a steal from a task
+             * stack has already, before running the task; other sources' work is run by now) */
+            if (!w->woke_next) mrn_wake_one();
             mrn_backoff_reset(&b);
             woken = false;
             continue;
