@@ -217,13 +217,38 @@ void failures(unsigned workers) {
     CHECK_EQ_INT(nested.load(), 0);
 }
 
+// The order at one worker (deterministic): of the successors a node makes ready, the one with the
+// longest path to a sink runs first; and a worker that has run far down one path (its next node
+// more than 4 levels below its oldest queued one) switches to that queued node. S precedes P1 and
+// Q1, edges in that order (the old rule, the last made ready first, ran Q1 first); P1..P8 and
+// Q1..Q7 are chains. P1 (level 8) runs before Q1 (level 7); after P6, P7 (level 2) is more than 4
+// below Q1, so the Q chain runs, then P7 and P8.
+void longest_path_first() {
+    check_set_context("workers=1 longest path first");
+    std::string order;
+    merino::graph g;
+    auto s = g.emplace([&] { order += "S "; });
+    std::vector<merino::graph::node> p, q;
+    for (int i = 1; i <= 8; i++) p.push_back(g.emplace([&order, i] { order += "P" + std::to_string(i) + " "; }));
+    for (int i = 1; i <= 7; i++) q.push_back(g.emplace([&order, i] { order += "Q" + std::to_string(i) + " "; }));
+    g.precede(s, p[0]);
+    g.precede(s, q[0]);
+    for (size_t i = 1; i < p.size(); i++) g.precede(p[i - 1], p[i]);
+    for (size_t i = 1; i < q.size(); i++) g.precede(q[i - 1], q[i]);
+    for (int run = 0; run < 2; run++) {
+        order.clear();
+        CHECK(g.run() == merino::task_group_status::complete);
+        CHECK_STR_EQ(order.c_str(), "S P1 P2 P3 P4 P5 P6 Q1 Q2 Q3 Q4 Q5 Q6 Q7 P7 P8 ");
+    }
+}
+
 } // namespace
 
 int main() {
     int dags = check_scale() < 1 ? 5 : 20;
     for (unsigned workers : {1u, 2u, 3u, 4u, 8u}) {
         merino::runtime rt(workers);
-        if (workers == 1) cycles();
+        if (workers == 1) cycles(), longest_path_first();
         wavefront(workers);
         random_dags(workers, dags);
         failures(workers);

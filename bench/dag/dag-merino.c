@@ -14,13 +14,14 @@ typedef struct node_arg {
 
 static void run_node(void *p) {
     node_arg *a = p;
-    dag_node(a->d, a->x);
+    DAG_NODE(a->d, a->x);
 }
 
 int main(int argc, char **argv) {
     dag d;
     int workers, reps;
     dag_setup(argc, argv, &d, &workers, &reps);
+    DAG_START(&d, reps);
     merino_config cfg = {0};
     cfg.workers = (unsigned)workers;
     if (merino_start(&cfg) != 0) return 2;
@@ -35,11 +36,15 @@ int main(int argc, char **argv) {
             if (merino_graph_edge(nodes[d.pred[x][i]], nodes[x]) != 0) return 2;
     }
     double t0 = bench_now();
-    for (int r = 0; r < reps; r++) merino_graph_run(g);
+    for (int r = 0; r < reps; r++) {
+        DAG_REP(r);
+        merino_graph_run(g);
+    }
     double t = bench_now() - t0;
     BENCH_MERINO_STATS();
     merino_graph_delete(g);
     merino_stop();
+    DAG_DONE(&d, reps);
     int64_t result;
     int ok = dag_check(&d, &result);
     return bench_report_i64(t, ok, result, (int64_t)d.n * reps);

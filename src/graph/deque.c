@@ -71,6 +71,14 @@ merino_task *mrn_deque_steal(mrn_gworker *victim, int32_t above_depth) {
     return x;
 }
 
+merino_task *mrn_deque_take_top(mrn_gworker *gw, int64_t t) {
+    merino_task *x = __atomic_load_n(&gw->slot[t & MRN_MASK], __ATOMIC_RELAXED); /* relaxed: our own store */
+    /* relaxed: only the atomicity against the thieves' CAS of top matters (the owner's pop of the
+     * last public task is this thread's, not concurrent; the task is ours: we pushed it) */
+    if (!__atomic_compare_exchange_n(&gw->top, &t, t + 1, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) return NULL;
+    return x;
+}
+
 bool mrn_deque_nonempty(mrn_gworker *gw) {
     /* seq_cst: read by a worker about to sleep, after it counted itself as a sleeper */
     int64_t t = __atomic_load_n(&gw->top, __ATOMIC_SEQ_CST);

@@ -71,6 +71,10 @@ typedef struct mrn_gworker {
     _Alignas(MRN_CACHE_LINE) merino__gfast fast;
     merino_task *slot[MERINO_TASK_DEQUE];    /* atomic elements */
     int32_t depth[MERINO_TASK_DEQUE];        /* atomic elements: the depth of slot[i]'s task */
+    /* The owner's alone (flow.c): the graph node task it last pushed into slot i, and that node's
+     * level (longest path to a sink). A hint: valid while slot[i] still holds that task. */
+    merino_task *node_task[MERINO_TASK_DEQUE];
+    uint32_t node_level[MERINO_TASK_DEQUE];
 
     /* Context frames (task.c): where on this worker's direct task stack each running task
      * object (or stolen direct task) began, and the task object whose context the direct tasks
@@ -114,6 +118,14 @@ static inline mrn_gworker *mrn_gself(void) {
     return MRN_LIKELY(gw != NULL) ? gw : mrn_gworker_make_self();
 }
 
+/* The graph state whose fast-path part is f. */
+static inline mrn_gworker *mrn_gworker_of(merino__gfast *f) {
+    return (mrn_gworker *)((char *)f - offsetof(mrn_gworker, fast));
+}
+/* The calling worker's graph state, inside a task object's execute only (merino__gcur, which
+ * mrn_execute_in sets while a task object runs: no lookup). */
+static inline mrn_gworker *mrn_gcur(void) { return mrn_gworker_of(merino__gcur); }
+
 /* The header of a new task: defaults (no parent, no group, count 0). */
 static inline void mrn_task_init(merino_task *t, merino_task_fn *fn) { merino__task_init(t, fn, NULL, NULL, 0, 0); }
 /* Out of line: an empty free list, a large task, or no graph state (gw NULL). */
@@ -153,6 +165,9 @@ static inline void mrn_task_delete(mrn_gworker *gw, merino_task *t) {
 
 /* Steals the oldest task of victim if it is deeper than above_depth, else NULL. */
 merino_task *mrn_deque_steal(mrn_gworker *victim, int32_t above_depth);
+/* The owner takes its own oldest public task, at index t (top as it read it, below its split), as
+ * a thief would; NULL when a thief took it first. */
+merino_task *mrn_deque_take_top(mrn_gworker *gw, int64_t t);
 /* Whether gw's deque holds a task (seq_cst reads, for the sleep check). */
 bool mrn_deque_nonempty(mrn_gworker *gw);
 
@@ -165,7 +180,8 @@ static inline void mrn_deque_publish(mrn_gworker *gw) {
         /* release: the slots and the tasks' headers and data, for a thief's acquire of split */
         __atomic_store_n(&gw->split, b, __ATOMIC_RELEASE);
     }
-    __atomic_store_n(&gw->want, 0, __ATOMIC_RELAXED); /* relaxed: a hint; a thief asks again */
+    /* relaxed: a hint; a thief asks again. Cleared only when set: thieves write the line */
+    if (__atomic_load_n(&gw->want, __ATOMIC_RELAXED)) __atomic_store_n(&gw->want, 0, __ATOMIC_RELAXED);
 }
 
 /* Publishes gw's private tasks if a thief asked. Owner only: at every push, pop and task run. */
@@ -218,6 +234,12 @@ merino_task *mrn_graph_context(void);
 void mrn_graph_init(void);
 /* Makes t ready on gw: queued, or run at once when the deque is full. */
 void mrn_spawn(mrn_gworker *gw, merino_task *t);
+/* The same, and every task of gw's deque public at once (for a task a thief should not have to
+ * ask for: a graph node beside the one this worker runs next). */
+static inline void mrn_spawn_public(mrn_gworker *gw, merino_task *t) {
+    mrn_spawn(gw, t);
+    mrn_deque_publish(gw);
+}
 /* Runs t, then the tasks it returns (bypass) and those its completion makes ready, then our newest
  * tasks deeper than depth while the anchor's count (a wait's) is not 1. */
 void mrn_execute_in(mrn_gworker *gw, merino_task *t, const merino_task *anchor, int32_t depth);

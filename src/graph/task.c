@@ -53,10 +53,6 @@ static const merino__gfast mrn_gfast_none = {.bottom = 0, .own_top = -MERINO_TAS
 MERINO_API __thread merino__gfast *merino__gcur __attribute__((tls_model("initial-exec"))) =
     (merino__gfast *)&mrn_gfast_none;
 
-static inline mrn_gworker *mrn_gworker_of(merino__gfast *f) {
-    return (mrn_gworker *)((char *)f - offsetof(mrn_gworker, fast));
-}
-
 /* The calling thread's graph state: merino__gcur's while a task object runs (no lookup). */
 static inline mrn_gworker *mrn_gcur_or_self(void) {
     merino__gfast *f = merino__gcur;
