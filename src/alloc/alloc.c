@@ -368,7 +368,7 @@ static void mrn_foreign_free(mrn_heap *me, mrn_heap *to, void *p, const mrn_bloc
 /* ---- malloc and free: fast paths first --------------------------------------------------------------- */
 
 static void *mrn_malloc_slow(size_t size);
-static void mrn_free_slow(void *p, mrn_block *b);
+static void mrn_free_slow(void *p, mrn_block *b, uintptr_t tag, mrn_heap *me);
 
 static inline __attribute__((always_inline)) void *mrn_malloc(size_t size) {
     mrn_heap *h = mrn_tls_heap;
@@ -390,14 +390,15 @@ static inline __attribute__((always_inline)) void mrn_free(void *p) {
     mrn_heap *h = mrn_tls_heap;
     /* relaxed: an owned block's tag is written only by this thread; another thread's tag differs
      * whatever we read of its flags */
-    if (MRN_LIKELY(atomic_load_explicit(&b->owner_tag, memory_order_relaxed) == (uintptr_t)h)) {
+    uintptr_t tag = atomic_load_explicit(&b->owner_tag, memory_order_relaxed);
+    if (MRN_LIKELY(tag == (uintptr_t)h)) {
         *(void **)p = b->free;
         b->free = p;
         if (MRN_LIKELY(--b->used != 0)) return;
         mrn_block_emptied(h, b);
         return;
     }
-    mrn_free_slow(p, b);
+    mrn_free_slow(p, b, tag, h); /* the tag and heap as read here: already in the argument registers */
 }
 
 static mrn_heap *mrn_heap_get(void) {
@@ -464,10 +465,8 @@ __attribute__((noinline)) static void mrn_free_general(void *p, mrn_block *b, ui
         mrn_foreign_free(me, owner, p, b);
 }
 
-__attribute__((noinline)) static void mrn_free_slow(void *p, mrn_block *b) {
-    /* relaxed: see mrn_free */
-    uintptr_t tag = atomic_load_explicit(&b->owner_tag, memory_order_relaxed);
-    mrn_heap *me = mrn_tls_heap;
+/* tag: b's owner tag as mrn_free read it; me: this thread's heap. */
+__attribute__((noinline)) static void mrn_free_slow(void *p, mrn_block *b, uintptr_t tag, mrn_heap *me) {
     mrn_heap *owner = (mrn_heap *)(tag & ~MRN_TAG_FLAGS);
     /* Likely: another heap's object, of the heap the last one went to (a used slot: n >= 1). */
     mrn_batch *s = me->batch_last;

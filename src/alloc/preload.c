@@ -1,6 +1,9 @@
-/* preload.c — libmerino_malloc.so's C entry points: the whole malloc family, each a jump to its
- * merino_ counterpart, so that LD_PRELOAD=libmerino_malloc.so (or linking it before libc) moves an
- * unmodified program onto merino's allocator. Nothing here calls dlsym or allocates on its own. */
+/* preload.c — libmerino_malloc.so's C entry points: the whole malloc family on merino's allocator,
+ * so that LD_PRELOAD=libmerino_malloc.so (or linking it before libc) moves an unmodified program
+ * onto it. malloc, free, calloc and realloc are not here: they are other names of merino_malloc,
+ * merino_free, merino_calloc and merino_realloc, given by the link (CMakeLists.txt: --defsym), so a
+ * call enters the allocator without a jump of its own; the others are each a jump to their
+ * merino_ counterpart. Nothing here calls dlsym or allocates on its own. */
 #include "alloc.h"
 
 #include "merino_alloc.h"
@@ -12,10 +15,6 @@
 
 #define MRN_PRELOAD __attribute__((visibility("default")))
 
-MRN_PRELOAD void *malloc(size_t size) { return merino_malloc(size); }
-MRN_PRELOAD void free(void *p) { merino_free(p); }
-MRN_PRELOAD void *calloc(size_t count, size_t size) { return merino_calloc(count, size); }
-MRN_PRELOAD void *realloc(void *p, size_t size) { return merino_realloc(p, size); }
 MRN_PRELOAD void *aligned_alloc(size_t alignment, size_t size) { return merino_aligned_alloc(alignment, size); }
 MRN_PRELOAD size_t malloc_usable_size(void *p) { return merino_usable_size(p); }
 MRN_PRELOAD void cfree(void *p) { merino_free(p); }
