@@ -2,7 +2,7 @@
 # The shared library exports merino's API and nothing else: every defined dynamic symbol of
 # libmerino.so (nm -D) is merino_* (the API) or merino__* (internals the inline code of the public
 # headers calls, each named in include/), apart from the linker's own _init, _fini, _edata, _end
-# and __bss_start; and every function merino.h marks MERINO_API is exported. The same for the
+# and __bss_start; every function merino.h marks MERINO_API is exported, and named in docs/. The same for the
 # profiled variant, libmerino_prof.so, which also exports what merino_prof.h marks MERINO_PROF_API
 # and merino/internal/prof.h MERINO__PROF_API. And libmerino_mpi.so needs no hidden symbol.
 # Needs MERINO_BUILD_DIR (the build tree) and MERINO_SOURCE_DIR (ctest sets both).
@@ -56,6 +56,14 @@ check() {
     for f in $api; do
         if ! grep -qx -- "$f" <<<"$symbols"; then  # no pipe: grep -q may exit before printf writes (pipefail)
             echo "test_symbols: $f is declared MERINO_API but $lib does not export it" >&2
+            fail=1
+        fi
+    done
+    # Every API function (merino_*, not the merino__* internals) is in the reference (docs/api.md
+    # or a layer's page in docs/).
+    for f in $(printf '%s\n' $api | grep -v '^merino__' || true); do
+        if ! grep -rqw -- "$f" "$MERINO_SOURCE_DIR/docs"; then
+            echo "test_symbols: $f is public but no page of docs/ names it: document it (docs/api.md)" >&2
             fail=1
         fi
     done
