@@ -242,12 +242,13 @@ MERINO_API void merino__group_discard(merino_task *t);
 typedef struct merino__gfast {
     int64_t bottom;                 /* atomic: the deque's bottom, written by the owner only */
     int64_t own_split;              /* the owner's copy of split */
-    int64_t own_top;                /* the owner's last view of top (a lower bound) */
+    int64_t own_limit;              /* the owner's last view of top (a lower bound) + MERINO_TASK_DEQUE */
     uint32_t *want;                 /* atomic target: set by a thief that found nothing public */
     merino_task *free_list[4];      /* the owner's free lists, by size class (128 << c bytes) */
-    /* (outside task objects: bottom - own_top = MERINO_TASK_DEQUE and empty free lists) */
+    /* (outside task objects: bottom = own_limit and empty free lists) */
     /* then, in the runtime's layout: merino_task *slot[MERINO_TASK_DEQUE] (atomic elements) and
-     * int32_t depth[MERINO_TASK_DEQUE] (atomic elements: the depth of slot[i]'s task) */
+     * int32_t depth[MERINO_TASK_DEQUE] (atomic elements: the depth of slot[i]'s task, for thieves:
+     * written when the task is published, not by a push) */
 } merino__gfast;
 
 extern MERINO_API __thread merino__gfast *merino__gcur __attribute__((tls_model("initial-exec")));
@@ -256,16 +257,14 @@ extern MERINO_API __thread merino__gfast *merino__gcur __attribute__((tls_model(
 MERINO_API void merino__graph_publish(void);
 
 static inline merino_task **merino__gslot(merino__gfast *f) { return (merino_task **)(f + 1); }
-static inline int32_t *merino__gdepth(merino__gfast *f) { return (int32_t *)(merino__gslot(f) + MERINO_TASK_DEQUE); }
 
 /* Pushes t private at the bottom of f's deque (no fence, no read-modify-write: thieves do not look
- * at or above split); 0, pushing nothing, when the owner's view of top says it may be full. */
+ * at or above split; its depth, which they read, is written when it is published); 0, pushing
+ * nothing, when the owner's view of top says it may be full. */
 static inline int merino__deque_try_push(merino__gfast *f, merino_task *t) {
     int64_t b = __atomic_load_n(&f->bottom, __ATOMIC_RELAXED); /* relaxed: ours */
-    if (__builtin_expect(b - f->own_top >= MERINO_TASK_DEQUE, 0)) return 0;
-    int64_t i = b & (MERINO_TASK_DEQUE - 1);
-    __atomic_store_n(&merino__gslot(f)[i], t, __ATOMIC_RELAXED); /* relaxed: private until a publish's release */
-    __atomic_store_n(&merino__gdepth(f)[i], t->merino__depth, __ATOMIC_RELAXED); /* relaxed: likewise */
+    if (__builtin_expect(b >= f->own_limit, 0)) return 0;
+    __atomic_store_n(&merino__gslot(f)[b & (MERINO_TASK_DEQUE - 1)], t, __ATOMIC_RELAXED); /* relaxed: private until a publish's release */
     __atomic_store_n(&f->bottom, b + 1, __ATOMIC_RELAXED); /* relaxed: thieves read it as a hint */
     return 1;
 }

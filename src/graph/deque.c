@@ -14,9 +14,10 @@
  * every interleaving of a small owner program against two thieves.
  *
  * Indexes only grow (no ABA); a full deque refuses the push (the caller runs the task at once), so
- * a slot is never overwritten while a thief may still take it. Beside each task its depth, which a
- * worker that waits reads before it takes the task (the stealing rule of docs/graph.md): read like
- * the task, validated by the same CAS. The owner's fast paths (push, private pop, poll) are inline
+ * a slot is never overwritten while a thief may still take it. Beside each public task its depth,
+ * which a worker that waits reads before it takes the task (the stealing rule of docs/graph.md):
+ * written by the publish that makes the task public (the owner reads a private task's from its
+ * header), read like the task, validated by the same CAS. The owner's fast paths (push, private pop, poll) are inline
  * in graph.h: every task object pays for them. */
 #include "graph.h"
 
@@ -31,13 +32,13 @@ merino_task *mrn_deque_pop_public(mrn_gworker *gw, int64_t b, int32_t above_dept
     __atomic_store_n(&gw->split, b, __ATOMIC_SEQ_CST);
     __atomic_store_n(&gw->fast.bottom, b, __ATOMIC_RELAXED); /* relaxed: ours */
     int64_t t = __atomic_load_n(&gw->top, __ATOMIC_SEQ_CST); /* seq_cst: see above */
-    gw->fast.own_top = t;
+    gw->fast.own_limit = t + MERINO_TASK_DEQUE;
     merino_task *x = __atomic_load_n(&gw->slot[b & MRN_MASK], __ATOMIC_RELAXED); /* relaxed: our own store */
     if (t < b) return x; /* thieves take below split = b only */
     if (t > b || !__atomic_compare_exchange_n(&gw->top, &t, t + 1, false, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED))
         x = NULL; /* a thief took it. seq_cst (the CAS): as the store above */
     else
-        gw->fast.own_top = b + 1;
+        gw->fast.own_limit = b + 1 + MERINO_TASK_DEQUE;
     /* Empty now (top = b + 1): split and bottom back above it. relaxed: a thief that reads this
      * split reads top = b + 1 first or fails its CAS (top has passed b) */
     gw->fast.own_split = b + 1;

@@ -70,7 +70,7 @@ typedef struct mrn_gworker {
      * inline fast paths read and write these through merino__gcur; their slot and depth follow). */
     _Alignas(MRN_CACHE_LINE) merino__gfast fast;
     merino_task *slot[MERINO_TASK_DEQUE];    /* atomic elements */
-    int32_t depth[MERINO_TASK_DEQUE];        /* atomic elements: the depth of slot[i]'s task */
+    int32_t depth[MERINO_TASK_DEQUE];        /* atomic elements: the depth of slot[i]'s task, if public */
     /* The owner's alone (flow.c): the graph node task it last pushed into slot i, and that node's
      * level (longest path to a sink). A hint: valid while slot[i] still holds that task. */
     merino_task *node_task[MERINO_TASK_DEQUE];
@@ -95,7 +95,7 @@ typedef struct mrn_gworker {
 _Static_assert(offsetof(mrn_gworker, slot) == offsetof(mrn_gworker, fast) + sizeof(merino__gfast),
                "the slots follow the fast-path state (merino__gslot)");
 _Static_assert(offsetof(mrn_gworker, depth) == offsetof(mrn_gworker, slot) + sizeof(merino_task *) * MERINO_TASK_DEQUE,
-               "the depths follow the slots (merino__gdepth)");
+               "the depths follow the slots (merino_graph.h's layout)");
 _Static_assert(sizeof(((merino__gfast *)0)->free_list) / sizeof(merino_task *) == MRN_NCLASSES,
                "a free list per class");
 
@@ -176,6 +176,12 @@ bool mrn_deque_nonempty(mrn_gworker *gw);
 static inline void mrn_deque_publish(mrn_gworker *gw) {
     int64_t b = __atomic_load_n(&gw->fast.bottom, __ATOMIC_RELAXED); /* relaxed: ours */
     if (b != gw->fast.own_split) {
+        /* the depths thieves read (a push does not write them: most tasks are never published).
+         * relaxed: published by the release below; the slots and headers are ours while private */
+        for (int64_t i = gw->fast.own_split; i < b; i++) {
+            merino_task *x = __atomic_load_n(&gw->slot[i & MRN_MASK], __ATOMIC_RELAXED); /* relaxed: our own store */
+            __atomic_store_n(&gw->depth[i & MRN_MASK], x->merino__depth, __ATOMIC_RELAXED);
+        }
         gw->fast.own_split = b;
         /* release: the slots and the tasks' headers and data, for a thief's acquire of split */
         __atomic_store_n(&gw->split, b, __ATOMIC_RELEASE);
@@ -195,7 +201,7 @@ static inline void mrn_deque_poll(mrn_gworker *gw) {
 static inline bool mrn_deque_push(mrn_gworker *gw, merino_task *t) {
     if (MRN_UNLIKELY(!merino__deque_try_push(&gw->fast, t))) {
         /* acquire: a thief's CAS of top is before our reuse of the slot it freed */
-        gw->fast.own_top = __atomic_load_n(&gw->top, __ATOMIC_ACQUIRE);
+        gw->fast.own_limit = __atomic_load_n(&gw->top, __ATOMIC_ACQUIRE) + MERINO_TASK_DEQUE;
         if (!merino__deque_try_push(&gw->fast, t)) return false;
     }
     mrn_deque_poll(gw);
@@ -211,9 +217,10 @@ merino_task *mrn_deque_pop_public(mrn_gworker *gw, int64_t b, int32_t above_dept
 static inline merino_task *mrn_deque_pop_unpolled(mrn_gworker *gw, int32_t above_depth) {
     int64_t b = __atomic_load_n(&gw->fast.bottom, __ATOMIC_RELAXED) - 1; /* relaxed: ours */
     if (MRN_UNLIKELY(b < gw->fast.own_split)) return mrn_deque_pop_public(gw, b, above_depth);
-    if (__atomic_load_n(&gw->depth[b & MRN_MASK], __ATOMIC_RELAXED) <= above_depth) return NULL; /* relaxed: ours */
+    merino_task *x = __atomic_load_n(&gw->slot[b & MRN_MASK], __ATOMIC_RELAXED); /* relaxed: our own store */
+    if (x->merino__depth <= above_depth) return NULL; /* plain: a private task's header is ours */
     __atomic_store_n(&gw->fast.bottom, b, __ATOMIC_RELAXED); /* relaxed: ours */
-    return __atomic_load_n(&gw->slot[b & MRN_MASK], __ATOMIC_RELAXED); /* relaxed: our own store */
+    return x;
 }
 
 static inline merino_task *mrn_deque_pop(mrn_gworker *gw, int32_t above_depth) {

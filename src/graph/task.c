@@ -49,7 +49,7 @@ static inline merino_task *mrn_current(void) {
 static uint32_t mrn_no_want; /* atomic: never set */
 /* merino__gcur outside task objects: every fast path fails on it, with no write (a full deque, empty
  * free lists) */
-static const merino__gfast mrn_gfast_none = {.bottom = 0, .own_top = -MERINO_TASK_DEQUE, .want = &mrn_no_want};
+static const merino__gfast mrn_gfast_none = {.bottom = 0, .own_limit = 0, .want = &mrn_no_want};
 MERINO_API __thread merino__gfast *merino__gcur __attribute__((tls_model("initial-exec"))) =
     (merino__gfast *)&mrn_gfast_none;
 
