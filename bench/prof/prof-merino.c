@@ -149,7 +149,16 @@ static ws r_chol(node a, int level) {
 
 typedef struct round_result {
     double fib_m, fib_e, stress_m, stress_e, chol_m, chol_e, t1_ts;
+    /* where a ratio's error comes from: the profiler's work over the serial time, its span over
+     * the estimate's span */
+    double fib_w1, fib_wi, stress_w1, stress_wi, chol_w1, chol_wi;
 } round_result;
+
+static void work_span_ratios(merino_wsp a, merino_wsp b, double ts, double span_e, double *w1, double *wi) {
+    merino_wsp d = merino_wsp_sub(b, a);
+    *w1 = ts > 0 ? d.work / ts : 0;
+    *wi = span_e > 0 ? d.span / span_e : 0;
+}
 
 static double fib_closed_parallelism(int n) {
     return n < 1 ? 1 : (double)(2 * fib_closed(n + 1) - 1) / (double)n;
@@ -163,6 +172,17 @@ static double least_of_3(double (*fn)(long), long arg) {
         if (t < best) best = t;
     }
     return best;
+}
+
+static long fibw_serial(int n) {
+    bench_spin(fib_w);
+    if (n < 2) return n;
+    return fibw_serial(n - 2) + fibw_serial(n - 1);
+}
+static double time_fibw(long n) { /* the serial fibw: its T_S */
+    double t0 = bench_now();
+    g_ok &= fibw_serial((int)n) == fib_closed((int)n);
+    return bench_now() - t0;
 }
 
 static int g_h;
@@ -195,7 +215,9 @@ static void stress_round(int h, long trees, round_result *rr) {
     rr->stress_e = ts / ((double)trees * ((h + 1) * t_call + t_leaf));
     merino_wsp a = merino_wsp_now();
     g_ok &= MERINO_RUN(trees_task, h, trees) == ((long)1 << h) * trees;
-    rr->stress_m = parallelism(a, merino_wsp_now());
+    merino_wsp b = merino_wsp_now();
+    rr->stress_m = parallelism(a, b);
+    work_span_ratios(a, b, ts, (double)trees * ((h + 1) * t_call + t_leaf), &rr->stress_w1, &rr->stress_wi);
 }
 
 static void chol_round(const chol_input *in, round_result *rr) {
@@ -212,7 +234,9 @@ static void chol_round(const chol_input *in, round_result *rr) {
     c = chol_copy(in->root, in->level);
     merino_wsp a = merino_wsp_now();
     c = MERINO_RUN(t_chol, c, in->level);
-    rr->chol_m = parallelism(a, merino_wsp_now());
+    merino_wsp b = merino_wsp_now();
+    rr->chol_m = parallelism(a, b);
+    work_span_ratios(a, b, ts, replay.span, &rr->chol_w1, &rr->chol_wi);
     chol_free(c, in->level);
 }
 
@@ -262,10 +286,13 @@ int main(int argc, char **argv) {
         merino_config cfg = {0};
         cfg.workers = (unsigned)workers;
         if (merino_start(&cfg) != 0) return 2;
+        double fib_ts = least_of_3(time_fibw, fib_n);
         merino_wsp a = merino_wsp_now();
         g_ok &= MERINO_RUN(fibw, fib_n) == fib_closed(fib_n);
-        rr[r].fib_m = parallelism(a, merino_wsp_now());
+        merino_wsp b = merino_wsp_now();
+        rr[r].fib_m = parallelism(a, b);
         rr[r].fib_e = fib_closed_parallelism(fib_n);
+        work_span_ratios(a, b, fib_ts, fib_ts / rr[r].fib_e, &rr[r].fib_w1, &rr[r].fib_wi);
         stress_round(h, trees, &rr[r]);
         chol_round(&in, &rr[r]);
         merino_stop();
@@ -273,16 +300,20 @@ int main(int argc, char **argv) {
     double seconds = bench_now() - t_all;
     chol_free(in.root, in.level);
 
-    char extra[1024];
+    char extra[2048];
     int len = 0;
     const char *names[] = {"fibw", "stress", "cholesky"};
     size_t m_off[] = {offsetof(round_result, fib_m), offsetof(round_result, stress_m), offsetof(round_result, chol_m)};
     size_t e_off[] = {offsetof(round_result, fib_e), offsetof(round_result, stress_e), offsetof(round_result, chol_e)};
+    size_t w1_off[] = {offsetof(round_result, fib_w1), offsetof(round_result, stress_w1), offsetof(round_result, chol_w1)};
+    size_t wi_off[] = {offsetof(round_result, fib_wi), offsetof(round_result, stress_wi), offsetof(round_result, chol_wi)};
     for (int k = 0; k < 3; k++) {
         double m = median_of(rr, rounds, m_off[k]), e = median_of(rr, rounds, e_off[k]);
         len += snprintf(extra + len, sizeof extra - (size_t)len,
                         "\"%s_measured\": %.4g, \"%s_estimate\": %.4g, \"%s_ratio\": %.4f, ", names[k], m,
                         names[k], e, names[k], e > 0 ? m / e : 0);
+        len += snprintf(extra + len, sizeof extra - (size_t)len, "\"%s_work_ratio\": %.4f, \"%s_span_ratio\": %.4f, ",
+                        names[k], median_of(rr, rounds, w1_off[k]), names[k], median_of(rr, rounds, wi_off[k]));
     }
     snprintf(extra + len, sizeof extra - (size_t)len,
              "\"prof_fib_t1_ts\": %.4f, \"rounds\": %d, \"params\": \"%d %ld %d %ld %ld %ld %ld %d\"",
