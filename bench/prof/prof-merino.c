@@ -10,7 +10,7 @@
  *                      span is one call per level, S(n) = n calls (S(k) = 1 + max(S(k-1), S(k-2)),
  *                      S(1) = S(0) = 1), the work 2 F(n+1) - 1 calls, so the closed form is
  *                      (2 F(n+1) - 1) / n whatever the cost of a call, as long as the loop
- *                      dominates it (fib_w >> the ~50 cycles of a profiled spawn and join);
+ *                      dominates it (fib_w = 20000 is ~4.7 us; a profiled spawn and join, ~15 ns);
  *   stress h L trees   Wool's stress (bench/stress): T_1 = the serial program's time T_S; T_inf =
  *                      trees x (h + 1 calls + one leaf's loop): a call's time measured by the
  *                      serial trees with empty leaves, the loop's alone (each the least of 3);
@@ -22,9 +22,13 @@
  * and the profiled build's cost: T_1 / T_S of fib(ovh_n), one task per call, at 1 worker (the
  * default build's is bench/ratios' fib_t1_ts).
  *
+ * Each workload is profiled 3 times per round: "<w>_ratio" is the first run's, "<w>_least3_ratio"
+ * the run with the least span's (the serial estimates are least-of-3 timings; see round_result).
+ *
  * Output: {"seconds", "check", "result": rounds, "tasks": null, "<w>_measured", "<w>_estimate",
- *          "<w>_ratio" (measured / estimate) for w in fibw, stress, cholesky, "prof_fib_t1_ts",
- *          "params"} */
+ *          "<w>_ratio" (measured / estimate), "<w>_work_ratio" (the profiler's work / T_S),
+ *          "<w>_span_ratio" (its span / the estimate's span), the same three as "<w>_least3_*",
+ *          for w in fibw, stress, cholesky; "prof_fib_t1_ts", "params"} */
 #include <bench.h> /* first: it sets _GNU_SOURCE */
 
 #include "../cholesky/cholesky.h"
@@ -50,13 +54,6 @@ MERINO_TASK_1(long, fibw, int, n) {
 }
 
 static int g_ok = 1;
-
-/* ---- the profiler's figure ------------------------------------------------------------------- */
-
-static double parallelism(merino_wsp a, merino_wsp b) {
-    merino_wsp d = merino_wsp_sub(b, a);
-    return d.span > 0 ? d.work / d.span : 0;
-}
 
 /* ---- cholesky: the serial replay that counts the critical path --------------------------------- */
 
@@ -147,9 +144,45 @@ static ws r_chol(node a, int level) {
 
 /* ---- one round --------------------------------------------------------------------------------- */
 
+/* The workloads, in the output's order. */
+enum { FIBW, STRESS, CHOL, WORKLOADS };
+static const char *const names[WORKLOADS] = {"fibw", "stress", "cholesky"};
+
+/* Per workload: the estimate; the profiler's parallelism in the round's first profiled run, and
+ * its work over the serial time and span over the estimate's span (where a ratio's error comes
+ * from); the same from the least span of PROFILED_RUNS runs. The serial estimates are each the
+ * least of 3 timings (their noise is all upward); the profiler's span is a maximum over paths,
+ * whose noise is all upward too, so the least of as many profiled runs treats both sides alike. */
+#define PROFILED_RUNS 3
 typedef struct round_result {
-    double fib_m, fib_e, stress_m, stress_e, chol_m, chol_e, t1_ts;
+    double e[WORKLOADS];
+    double m[WORKLOADS], w1[WORKLOADS], wi[WORKLOADS];
+    double lm[WORKLOADS], lw1[WORKLOADS], lwi[WORKLOADS];
+    double t1_ts;
 } round_result;
+
+/* The profiled runs of one workload: the first, and the one with the least span. */
+typedef struct profiled {
+    merino_wsp first, least;
+} profiled;
+
+static void profiled_keep(profiled *p, int run, merino_wsp a, merino_wsp b) {
+    merino_wsp d = merino_wsp_sub(b, a);
+    if (run == 0) p->first = p->least = d;
+    else if (d.span < p->least.span) p->least = d;
+}
+
+/* Fills workload k's figures of the round from its profiled runs, its T_S and its estimated span. */
+static void profiled_result(round_result *rr, int k, const profiled *p, double ts, double span_e) {
+    const merino_wsp *d[2] = {&p->first, &p->least};
+    double *m[2] = {&rr->m[k], &rr->lm[k]}, *w1[2] = {&rr->w1[k], &rr->lw1[k]}, *wi[2] = {&rr->wi[k], &rr->lwi[k]};
+    for (int i = 0; i < 2; i++) {
+        *m[i] = d[i]->span > 0 ? d[i]->work / d[i]->span : 0;
+        *w1[i] = ts > 0 ? d[i]->work / ts : 0;
+        *wi[i] = span_e > 0 ? d[i]->span / span_e : 0;
+    }
+    rr->e[k] = span_e > 0 ? ts / span_e : 0;
+}
 
 static double fib_closed_parallelism(int n) {
     return n < 1 ? 1 : (double)(2 * fib_closed(n + 1) - 1) / (double)n;
@@ -163,6 +196,17 @@ static double least_of_3(double (*fn)(long), long arg) {
         if (t < best) best = t;
     }
     return best;
+}
+
+static long fibw_serial(int n) {
+    bench_spin(fib_w);
+    if (n < 2) return n;
+    return fibw_serial(n - 2) + fibw_serial(n - 1);
+}
+static double time_fibw(long n) { /* the serial fibw: its T_S */
+    double t0 = bench_now();
+    g_ok &= fibw_serial((int)n) == fib_closed((int)n);
+    return bench_now() - t0;
 }
 
 static int g_h;
@@ -191,11 +235,14 @@ static void stress_round(int h, long trees, round_result *rr) {
     double ts = least_of_3(time_trees, trees);
     double t_leaf = least_of_3(time_leaves, ((long)1 << h) * trees);
     double t_call = least_of_3(time_calls, trees);
+    profiled p;
+    for (int run = 0; run < PROFILED_RUNS; run++) {
+        merino_wsp a = merino_wsp_now();
+        g_ok &= MERINO_RUN(trees_task, h, trees) == ((long)1 << h) * trees;
+        profiled_keep(&p, run, a, merino_wsp_now());
+    }
     /* a tree's critical path: the root's call down to one leaf, h + 1 calls and a leaf's loop */
-    rr->stress_e = ts / ((double)trees * ((h + 1) * t_call + t_leaf));
-    merino_wsp a = merino_wsp_now();
-    g_ok &= MERINO_RUN(trees_task, h, trees) == ((long)1 << h) * trees;
-    rr->stress_m = parallelism(a, merino_wsp_now());
+    profiled_result(rr, STRESS, &p, ts, (double)trees * ((h + 1) * t_call + t_leaf));
 }
 
 static void chol_round(const chol_input *in, round_result *rr) {
@@ -208,12 +255,15 @@ static void chol_round(const chol_input *in, round_result *rr) {
     if (clock_cost == 0) measure_clock_cost();
     ws replay = r_chol(c, in->level);
     chol_free(c, in->level);
-    rr->chol_e = replay.span > 0 ? ts / replay.span : 0;
-    c = chol_copy(in->root, in->level);
-    merino_wsp a = merino_wsp_now();
-    c = MERINO_RUN(t_chol, c, in->level);
-    rr->chol_m = parallelism(a, merino_wsp_now());
-    chol_free(c, in->level);
+    profiled p;
+    for (int run = 0; run < PROFILED_RUNS; run++) {
+        c = chol_copy(in->root, in->level);
+        merino_wsp a = merino_wsp_now();
+        c = MERINO_RUN(t_chol, c, in->level);
+        profiled_keep(&p, run, a, merino_wsp_now());
+        chol_free(c, in->level);
+    }
+    profiled_result(rr, CHOL, &p, ts, replay.span);
 }
 
 static int cmp_double(const void *a, const void *b) {
@@ -262,10 +312,15 @@ int main(int argc, char **argv) {
         merino_config cfg = {0};
         cfg.workers = (unsigned)workers;
         if (merino_start(&cfg) != 0) return 2;
-        merino_wsp a = merino_wsp_now();
-        g_ok &= MERINO_RUN(fibw, fib_n) == fib_closed(fib_n);
-        rr[r].fib_m = parallelism(a, merino_wsp_now());
-        rr[r].fib_e = fib_closed_parallelism(fib_n);
+        double fib_ts = least_of_3(time_fibw, fib_n);
+        profiled p;
+        for (int run = 0; run < PROFILED_RUNS; run++) {
+            merino_wsp a = merino_wsp_now();
+            g_ok &= MERINO_RUN(fibw, fib_n) == fib_closed(fib_n);
+            profiled_keep(&p, run, a, merino_wsp_now());
+        }
+        /* the closed form's span, in the serial program's time per call */
+        profiled_result(&rr[r], FIBW, &p, fib_ts, fib_ts / fib_closed_parallelism(fib_n));
         stress_round(h, trees, &rr[r]);
         chol_round(&in, &rr[r]);
         merino_stop();
@@ -273,16 +328,21 @@ int main(int argc, char **argv) {
     double seconds = bench_now() - t_all;
     chol_free(in.root, in.level);
 
-    char extra[1024];
+    char extra[2048];
     int len = 0;
-    const char *names[] = {"fibw", "stress", "cholesky"};
-    size_t m_off[] = {offsetof(round_result, fib_m), offsetof(round_result, stress_m), offsetof(round_result, chol_m)};
-    size_t e_off[] = {offsetof(round_result, fib_e), offsetof(round_result, stress_e), offsetof(round_result, chol_e)};
-    for (int k = 0; k < 3; k++) {
-        double m = median_of(rr, rounds, m_off[k]), e = median_of(rr, rounds, e_off[k]);
+    for (int k = 0; k < WORKLOADS; k++) {
+        double m = median_of(rr, rounds, offsetof(round_result, m[k]));
+        double lm = median_of(rr, rounds, offsetof(round_result, lm[k]));
+        double e = median_of(rr, rounds, offsetof(round_result, e[k]));
         len += snprintf(extra + len, sizeof extra - (size_t)len,
-                        "\"%s_measured\": %.4g, \"%s_estimate\": %.4g, \"%s_ratio\": %.4f, ", names[k], m,
-                        names[k], e, names[k], e > 0 ? m / e : 0);
+                        "\"%s_measured\": %.4g, \"%s_estimate\": %.4g, \"%s_ratio\": %.4f, "
+                        "\"%s_work_ratio\": %.4f, \"%s_span_ratio\": %.4f, \"%s_least3_ratio\": %.4f, "
+                        "\"%s_least3_work_ratio\": %.4f, \"%s_least3_span_ratio\": %.4f, ",
+                        names[k], m, names[k], e, names[k], e > 0 ? m / e : 0, names[k],
+                        median_of(rr, rounds, offsetof(round_result, w1[k])), names[k],
+                        median_of(rr, rounds, offsetof(round_result, wi[k])), names[k], e > 0 ? lm / e : 0,
+                        names[k], median_of(rr, rounds, offsetof(round_result, lw1[k])), names[k],
+                        median_of(rr, rounds, offsetof(round_result, lwi[k])));
     }
     snprintf(extra + len, sizeof extra - (size_t)len,
              "\"prof_fib_t1_ts\": %.4f, \"rounds\": %d, \"params\": \"%d %ld %d %ld %ld %ld %ld %d\"",

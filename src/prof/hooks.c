@@ -454,10 +454,13 @@ merino_wsp merino_wsp_now(void) {
      * thread's own code is not measured. */
     if (merino__self) merino__prof_strand(c);
     merino_wsp w = {mrn_prof_seconds(c->work), mrn_prof_seconds(c->span), mrn_prof_seconds(c->bspan)};
+    /* The conversion is the profiler's time, not the next strand's: the first one in a process
+     * waits up to 10 ms for the TSC's rate. */
+    if (merino__self) c->mark = merino__prof_ticks();
     return w;
 }
 
-void merino_wsp_dump(merino_wsp w, const char *tag) {
+static void mrn_prof_add_row(merino_wsp w, const char *tag) {
     char *copy = strdup(tag ? tag : "");
     if (!copy) return;
     pthread_mutex_lock(&mrn_prof.lock);
@@ -474,4 +477,12 @@ void merino_wsp_dump(merino_wsp w, const char *tag) {
     }
     mrn_prof.rows[mrn_prof.nrows++] = (mrn_prof_row){copy, w};
     pthread_mutex_unlock(&mrn_prof.lock);
+}
+
+/* In a task, the running strand ends here and the next begins after the row is kept: the copy and
+ * the lock are the profiler's time, not the program's. */
+void merino_wsp_dump(merino_wsp w, const char *tag) {
+    if (merino__self) merino__prof_strand(&merino__prof_here);
+    mrn_prof_add_row(w, tag);
+    if (merino__self) merino__prof_here.mark = merino__prof_ticks();
 }
