@@ -43,7 +43,9 @@ RATIO_KEYS = {"fib_t1_ts": "fib T_1 / T_S", "fib_ts_t2": "fib T_S / T_2",
 # ratio (medians over the rounds), and the profiled fib's T_1 / T_S
 PROF_WORKLOADS = {"fibw": "closed form (2 F(n+1) - 1) / n", "stress": "T_S / (trees x (h+1 calls + a leaf))",
                   "cholesky": "T_S / span of a timed serial replay"}
-PROF_KEYS = [f"{w}_{k}" for w in PROF_WORKLOADS for k in ("measured", "estimate", "ratio")] + ["prof_fib_t1_ts"]
+PROF_KEYS = [f"{w}_{k}" for w in PROF_WORKLOADS
+             for k in ("measured", "estimate", "ratio", "work_ratio", "span_ratio", "least3_ratio",
+                       "least3_work_ratio", "least3_span_ratio")] + ["prof_fib_t1_ts"]
 
 
 def read(path):
