@@ -17,6 +17,8 @@
 #include <string>
 #include <vector>
 
+#include <unistd.h>
+
 namespace {
 
 struct boom {
@@ -242,13 +244,51 @@ void longest_path_first() {
     }
 }
 
+
+// A graph run inside a node of another graph, at one worker: the inner graph's node that makes two
+// successors ready looks at the worker's oldest queued node for the longest-path swap, and finds
+// the outer graph's node B (level 9, far above). It must leave it where it is: moved to the
+// bottom of the deque (as a node of another graph was), B sits above the inner graph's queued
+// node, shallower than the inner wait, which then can neither pop it nor steal anything: the run
+// hung. An alarm turns the hang into a failure.
+void nested_graph_in_node() {
+    check_set_context("workers=1 a graph run in a node of another graph");
+    std::string order;
+    merino::graph inner;
+    auto x = inner.emplace([&] { order += "X "; });
+    auto y = inner.emplace([&] { order += "Y "; });
+    auto z = inner.emplace([&] { order += "Z "; });
+    inner.precede(x, y);
+    inner.precede(x, z);
+    merino::graph outer;
+    // A first (its task is pushed last, so it runs first), then B at the head of a chain of 9.
+    auto a = outer.emplace([&] {
+        order += "A[ ";
+        CHECK(inner.run() == merino::task_group_status::complete);
+        order += "] ";
+    });
+    std::vector<merino::graph::node> b;
+    for (int i = 0; i < 9; i++) b.push_back(outer.emplace([&order, i] { order += "B" + std::to_string(i) + " "; }));
+    for (size_t i = 1; i < b.size(); i++) outer.precede(b[i - 1], b[i]);
+    (void)a;
+    alarm(30); // the default action ends the test: the run hung
+    for (int run = 0; run < 2; run++) {
+        order.clear();
+        CHECK(outer.run() == merino::task_group_status::complete);
+        CHECK_STR_CONTAINS(order.c_str(), "A[ X ");
+        CHECK_STR_CONTAINS(order.c_str(), " ] ");
+        CHECK_STR_CONTAINS(order.c_str(), "B8 ");
+    }
+    alarm(0);
+}
+
 } // namespace
 
 int main() {
     int dags = check_scale() < 1 ? 5 : 20;
     for (unsigned workers : {1u, 2u, 3u, 4u, 8u}) {
         merino::runtime rt(workers);
-        if (workers == 1) cycles(), longest_path_first();
+        if (workers == 1) cycles(), longest_path_first(), nested_graph_in_node();
         wavefront(workers);
         random_dags(workers, dags);
         failures(workers);

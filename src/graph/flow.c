@@ -264,6 +264,7 @@ static merino_task *mrn_node_task(merino_graph_node *x) {
 static void mrn_node_queue(mrn_gworker *gw, merino_task *t, const merino_graph_node *y) {
     unsigned i = (unsigned)(__atomic_load_n(&gw->fast.bottom, __ATOMIC_RELAXED) & MRN_MASK); /* relaxed: ours */
     gw->node_task[i] = t; /* before the spawn: a full deque runs t at once, and what it queues */
+    gw->node_graph[i] = y->graph;
     gw->node_level[i] = y->level;
     mrn_spawn_public(gw, t);
 }
@@ -274,7 +275,10 @@ static merino_task *mrn_node_older(mrn_gworker *gw, const merino_graph *g, unsig
     if (t >= gw->fast.own_split) return NULL; /* nothing public */
     unsigned i = (unsigned)(t & MRN_MASK);
     merino_task *q = __atomic_load_n(&gw->slot[i], __ATOMIC_RELAXED); /* relaxed: our own store */
-    if (q != gw->node_task[i] || gw->node_level[i] <= level + MRN_LEVEL_SLACK) return NULL;
+    /* Only a node of g: a task taken and queued again lands at the bottom, where one of an outer
+     * graph, shallower than g's wait, would stop that wait's pops (at one worker, for ever) */
+    if (q != gw->node_task[i] || gw->node_graph[i] != g || gw->node_level[i] <= level + MRN_LEVEL_SLACK)
+        return NULL;
     if (!mrn_deque_take_top(gw, t)) return NULL;
     if (MRN_LIKELY(q->merino__execute == mrn_node_run && q->merino__group == &g->group)) return q;
     mrn_spawn_public(gw, q); /* a stale record (another task in a reused block): queued again */

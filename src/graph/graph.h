@@ -71,9 +71,11 @@ typedef struct mrn_gworker {
     _Alignas(MRN_CACHE_LINE) merino__gfast fast;
     merino_task *slot[MERINO_TASK_DEQUE];    /* atomic elements */
     int32_t depth[MERINO_TASK_DEQUE];        /* atomic elements: the depth of slot[i]'s task, if public */
-    /* The owner's alone (flow.c): the graph node task it last pushed into slot i, and that node's
-     * level (longest path to a sink). A hint: valid while slot[i] still holds that task. */
+    /* The owner's alone (flow.c): the graph node task it last pushed into slot i, its graph and
+     * that node's level (longest path to a sink). A hint: valid while slot[i] still holds that
+     * task. The graph: a node of another graph (a graph run inside a node) is never taken. */
     merino_task *node_task[MERINO_TASK_DEQUE];
+    const void *node_graph[MERINO_TASK_DEQUE];
     uint32_t node_level[MERINO_TASK_DEQUE];
 
     /* Context frames (task.c): where on this worker's direct task stack each running task
