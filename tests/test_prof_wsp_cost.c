@@ -52,13 +52,21 @@ int main(void) {
     cfg.workers = 1;
     CHECK_EQ_INT(merino_start(&cfg), 0);
     /* Up to 10 ms when the process is younger than that (as here, unless the machine is loaded). */
+    /* 5 ms: the calibration's wait is ~10 ms; a preemption of the strand on a loaded machine is
+     * rarely as long (this one cannot be repeated: the calibration happens once) */
     double first = MERINO_RUN(first_now);
-    CHECK_MSG(first < 1e-3, "the strand after the first merino_wsp_now took %g s", first);
+    CHECK_MSG(first < 5e-3, "the strand after the first merino_wsp_now took %g s", first);
 
+    /* The least of 5: the copy's 200 us lands in every one of them if charged to the strand, a
+     * preemption of the machine only in some. */
+    double dump = 1.0;
     slow_copies = 1;
-    double dump = MERINO_RUN(around_dump);
+    for (int i = 0; i < 5; i++) {
+        double d = MERINO_RUN(around_dump);
+        if (d < dump) dump = d;
+    }
     slow_copies = 0;
-    CHECK_MSG(dump < 100e-6, "a strand around merino_wsp_dump took %g s (its copy takes 200 us)", dump);
+    CHECK_MSG(dump < 100e-6, "a strand around merino_wsp_dump took %g s at least (its copy takes 200 us)", dump);
     CHECK_EQ_INT(merino_stop(), 0);
     return 0;
 }
