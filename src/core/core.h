@@ -65,7 +65,7 @@ typedef struct mrn_worker {
     bool caller_slot;     /* occupied by threads that call in (enter.c), not a pool thread */
     unsigned public_left; /* public mode: public tasks to inline before spawning private again */
     bool wake_due;        /* caller slot: its region has made no work available yet (enter.c) */
-    bool woke_next;       /* this worker's last steal passed the wake on (thief.c, worker.c) */
+    bool woke_next;       /* it passed a region's wake on for the work it took (mrn_pass_wake) */
     uint64_t public_mark; /* public mode: when the last public task of the run began (ns) */
     uint64_t steals, leapfrogs, publishes, privatizations; /* merino__count; stats.c */
     uint64_t rng;
@@ -218,6 +218,12 @@ void *mrn_worker_main(void *arg);
 /* sleep.c */
 void mrn_wake_all(void);
 void mrn_wake_one(void);
+/* A worker that took work passes a region's wake on before it runs it, so that a long task does
+ * not hold the next sleeper back (a load when none sleeps); the idle loop then wakes no one more. */
+static inline void mrn_pass_wake(mrn_worker *w) {
+    mrn_wake_one();
+    w->woke_next = true;
+}
 void mrn_sleep(bool (*pending)(void));
 void mrn_budget_init(mrn_pool *p, const mrn_cpu_budget *budget);
 void mrn_budget_poll(mrn_pool *p, uint64_t now);

@@ -63,10 +63,7 @@ bool mrn_steal(mrn_worker *self, mrn_worker *victim, merino__task *top) {
     if (mrn_is_private(__atomic_load_n(&t[1].state, __ATOMIC_RELAXED))) mrn_request_public(self, victim);
 
     merino__count(&self->steals);
-    /* A region wakes one sleeper: a thief passes the wake on before it runs what it took, so
-     * that a long stolen task does not hold the next sleeper back (a load when none sleeps). */
-    mrn_wake_one();
-    self->woke_next = true;
+    mrn_pass_wake(self); /* before running it: a long task must not hold the next sleeper */
     merino__task *floor = self->floor;
     self->floor = top; /* a join below top has no spawn in the stolen task */
     merino__next = top;

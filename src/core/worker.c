@@ -61,7 +61,8 @@ void *mrn_worker_main(void *arg) {
         MRN_PROF_FIND_END();
         if (found) {
             /* a region woke one sleeper: pass it on while there is work (a steal from a task
-             * stack has already, before running the task; other sources' work is run by now) */
+             * stack and a task object have already, before running; other sources' work is run
+             * by now) */
             if (!w->woke_next) mrn_wake_one();
             mrn_backoff_reset(&b);
             woken = false;

@@ -176,6 +176,7 @@ static bool mrn_graph_run_one(mrn_worker *w, merino__task *top) {
     if (MRN_UNLIKELY(!gw)) return false; /* not reached: w is this thread's */
     merino_task *t = mrn_find_task(gw, INT32_MIN);
     if (!t) return false;
+    mrn_pass_wake(w); /* before the chain, which may run for long */
     merino__task *floor = w->floor;
     w->floor = top; /* a direct-stack join below top has no spawn in this task */
     merino__next = top;
