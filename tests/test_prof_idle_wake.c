@@ -10,7 +10,8 @@
  * pool — regions of one spawned empty task make at most 2 sleeps each (the woken one, and one it
  * passed the wake to if it stole the task; waking all made 3) — and a region with work for all
  * still reaches every pool thread: each of them steals, and the wake is passed on before a
- * woken worker runs what it took (a first task that waits for the next two to start finishes). */
+ * woken worker runs what it took (a first task that waits for the next two to start finishes;
+ * the same for a task group's tasks). */
 #include "check.h"
 
 #include <merino.h>
@@ -91,7 +92,8 @@ static int g_started; /* atomic: tasks of the region started */
 static void wait_started(int n) {
     double t0 = check_now();
     while (__atomic_load_n(&g_started, __ATOMIC_RELAXED) < n) { /* relaxed: a count, no data */
-        CHECK_MSG(check_now() - t0 < 20.0, "only %d of %d tasks started: the wake was not passed on",
+        CHECK_MSG(check_now() - t0 < 20.0,
+                  "only %d of %d tasks started: a task was out of the others' reach (not public, or nobody woken)",
                   __atomic_load_n(&g_started, __ATOMIC_RELAXED), n);
         check_sleep(0.0005);
     }
@@ -110,6 +112,24 @@ MERINO_VOID_TASK_0(chain_region) {
     MERINO_JOIN(hold);
     MERINO_JOIN(hold);
     MERINO_JOIN(hold);
+}
+
+/* The same with a task group: the caller runs the newest of three tasks and the first thief the
+ * oldest, each waiting until two of the others have started, so the middle one must reach a third
+ * thread: the group's wait makes its tasks public before it runs one (a request would come too
+ * late), and the thief that takes a task object passes the wake on before it runs it. */
+static void hold_fn(void *counted) {
+    if (counted) __atomic_fetch_add(&g_started, 1, __ATOMIC_RELAXED); /* relaxed: a count */
+    wait_started(2);
+}
+
+MERINO_VOID_TASK_0(chain_group_region) {
+    merino_task_group g;
+    merino_task_group_init(&g);
+    merino_task_group_run(&g, hold_fn, NULL);
+    merino_task_group_run(&g, hold_fn, &g);
+    merino_task_group_run(&g, hold_fn, &g);
+    CHECK_EQ_INT(merino_task_group_wait(&g), MERINO_COMPLETE);
 }
 
 static uint64_t steals_of(unsigned i) {
@@ -151,6 +171,10 @@ static void one_wake_at_a_time(unsigned workers) {
     __atomic_store_n(&g_started, 0, __ATOMIC_RELAXED);
     MERINO_RUN(chain_region);
     printf("workers=%u: a region whose first stolen task waits for the next two: done\n", workers);
+    settle(pool_sleeps(), 0);
+    __atomic_store_n(&g_started, 0, __ATOMIC_RELAXED);
+    MERINO_RUN(chain_group_region);
+    printf("workers=%u: the same with a task group's three tasks: done\n", workers);
 }
 
 static void round_at(unsigned workers) {
