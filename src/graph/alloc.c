@@ -99,11 +99,12 @@ void mrn_task_delete_slow(mrn_gworker *gw, merino_task *t) {
     t->merino__destroy = NULL; /* every block on a free list has none (merino__task_init) */
     __atomic_store_n(&t->merino__state, MRN_T_FREE, __ATOMIC_RELAXED); /* relaxed: a debug aid */
     unsigned c = t->merino__class;
-    if (c != MRN_CLASS_MALLOC) t->merino__class = (uint16_t)(c &= ~(unsigned)MRN_CLASS_DESTROY);
     if (c == MRN_CLASS_MALLOC) {
         free(t);
         return;
     }
+    c &= ~(unsigned)MRN_CLASS_DESTROY; /* its destroy function is gone: the free list's class */
+    t->merino__class = (uint16_t)c;
     if (gw && gw->index == t->merino__owner) {
         t->merino__parent = gw->fast.free_list[c];
         gw->fast.free_list[c] = t;
