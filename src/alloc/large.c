@@ -56,9 +56,8 @@ static void *mrn_large_map(size_t size, size_t align, unsigned mclass, mrn_heap 
  * are touched, so a calloc'd buffer the program fills only in part does not make resident the
  * memory it never writes — at the price of a system call (and a TLB shootdown on the cores running
  * the program's other threads). Now that freed runs stay resident (pool.c's decay), this is what
- * keeps the MTS mix's peak resident size below jemalloc's: 5 interleaved rounds, 2 threads, peak
- * MB / Mops/s, clearing from 32 KB 11.8 / 21.4, from 48 KB 13.2 / 25.3, from 64 KB 15.2 / 32.2,
- * never ~31 / 44; jemalloc 14.7 / 12.4. */
+ * keeps the MTS mix's peak resident size below jemalloc's (the threshold's measurements:
+ * docs/alloc.md). */
 static void mrn_medium_zero(char *p, size_t size) {
     if (size < MRN_ZERO_DECOMMIT) {
         memset(p, 0, size);
