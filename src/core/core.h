@@ -198,7 +198,7 @@ mrn_job *mrn_take_job(void);
 void mrn_run_job(mrn_worker *w, mrn_job *job, merino__task *top);
 
 /* enter.c: a region run in the caller slot wakes a sleeping worker (which passes the wake on when
- * it finds work: sleep.c, worker.c) at the first work it makes available — its first spawn (a
+ * it takes work: mrn_pass_wake) at the first work it makes available — its first spawn (a
  * slow one: the region starts in public mode), or a task object queued or run — not at its
  * entry, so that a region that makes none wakes no one. */
 void mrn_region_wake(mrn_worker *w);
