@@ -1,9 +1,11 @@
-/* Memory of task objects, counted by interposing malloc (this executable links merino statically,
- * so its malloc, calloc, realloc, aligned_alloc, posix_memalign and memalign replace the C
- * library's for the whole process):
+/* Memory of task objects, counted where it comes from. This executable links merino statically,
+ * so its mrn_mem_alloc and mrn_mem_calloc (src/alloc/mem.h: the runtime's allocations from
+ * merino's allocator) and its malloc, calloc, realloc, aligned_alloc, posix_memalign and memalign
+ * replace the library's and the C library's:
+ *  - task objects come from merino's allocator: no call to the C library's malloc in steady state;
  *  - steady state: after warm-up runs, fib by task objects (all four variants of the TBB paper)
- *    and by task groups calls malloc at most a few times (a chunk of 16 KiB carves 128 task
- *    objects) for hundreds of thousands of tasks;
+ *    and by task groups allocates at most a few times (a chunk of 8 KB carves 63 task objects)
+ *    for hundreds of thousands of tasks;
  *  - a task group over a list of 10^6 elements at 8 workers (4 times this machine's cores) runs
  *    each element once, and allocates at most 8 MiB meanwhile: each worker queues at most
  *    MERINO_TASK_DEQUE (4096) tasks of 128 bytes before run() calls the closure at once. Unbounded,
@@ -14,6 +16,7 @@
 
 #include <malloc.h>
 #include <merino.h>
+#include <merino_alloc.h>
 #include <merino_graph.h>
 
 #include "../bench/taskobj/fib-taskobj.h"
@@ -26,9 +29,27 @@
 #endif
 #endif
 
-static unsigned long long calls, bytes; /* atomic: allocations since the last reset */
+static unsigned long long calls, bytes; /* atomic: the C library's allocations since the last reset */
+static unsigned long long mcalls, mbytes; /* atomic: the runtime's from merino's allocator */
 
 #ifndef NO_INTERPOSE
+#include "alloc/mem.h"
+
+static void mcount(size_t n) {
+    __atomic_fetch_add(&mcalls, 1, __ATOMIC_RELAXED); /* relaxed: read after the pool is idle */
+    __atomic_fetch_add(&mbytes, n, __ATOMIC_RELAXED);
+}
+
+void *mrn_mem_alloc(size_t align, size_t n) {
+    mcount(n);
+    return merino_aligned_alloc(align, n);
+}
+void *mrn_mem_calloc(size_t k, size_t n) {
+    mcount(k * n);
+    return merino_calloc(k, n);
+}
+void mrn_mem_free(void *p) { merino_free(p); }
+
 extern void *__libc_malloc(size_t);
 extern void *__libc_calloc(size_t, size_t);
 extern void *__libc_realloc(void *, size_t);
@@ -71,6 +92,8 @@ int posix_memalign(void **out, size_t a, size_t n) {
 __attribute__((unused)) static void reset(void) {
     __atomic_store_n(&calls, 0, __ATOMIC_RELAXED);
     __atomic_store_n(&bytes, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&mcalls, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&mbytes, 0, __ATOMIC_RELAXED);
 }
 
 /* ---- a list, one task per element ---- */
@@ -138,16 +161,22 @@ int main(void) {
         check_set_context("workers=%u steady state", workers);
         fibt_cutoff = 2; /* many small tasks: about 75,000 for fib(24) */
         for (int round = 0; round < 4; round++) {
+            if (round == 1) /* the chunks of the first round came through the counted function */
+                CHECK_MSG(__atomic_load_n(&mcalls, __ATOMIC_RELAXED) > 0, "no allocation counted");
             if (round == 3) reset(); /* warm-up: three rounds */
             for (int v = 0; v < 4; v++) CHECK_EQ_INT(fibt_run(variants[v], fib_n), fibt_serial(fib_n));
             CHECK_EQ_INT(MERINO_RUN(gfib_task, fib_n + 2), fibt_serial(fib_n + 2));
         }
-        unsigned long long steady = __atomic_load_n(&calls, __ATOMIC_RELAXED);
-        printf("%u workers: %llu malloc calls (%llu bytes) in a round of about 400,000 task objects\n",
-               workers, steady, __atomic_load_n(&bytes, __ATOMIC_RELAXED));
-        /* The four roots, allocated by the main thread (outside the pool: malloc), and a few chunks
-         * when stealing keeps more tasks alive at once than in the warm-up rounds. */
-        CHECK_MSG(steady <= 16 * workers, "%llu calls to malloc in steady state", steady);
+        unsigned long long steady = __atomic_load_n(&mcalls, __ATOMIC_RELAXED);
+        unsigned long long sys = __atomic_load_n(&calls, __ATOMIC_RELAXED);
+        printf("%u workers: %llu allocations from merino's allocator (%llu bytes), %llu malloc calls "
+               "(%llu bytes) in a round of about 400,000 task objects\n",
+               workers, steady, __atomic_load_n(&mbytes, __ATOMIC_RELAXED), sys,
+               __atomic_load_n(&bytes, __ATOMIC_RELAXED));
+        /* The four roots, allocated by the main thread (outside the pool: one by one), and a few
+         * chunks when stealing keeps more tasks alive at once than in the warm-up rounds. */
+        CHECK_MSG(steady <= 16 * workers, "%llu allocations of task objects in steady state", steady);
+        CHECK_MSG(sys == 0, "%llu calls to malloc in steady state: task objects come from merino's allocator", sys);
         CHECK_EQ_INT(merino_stop(), 0);
     }
 
@@ -168,10 +197,10 @@ int main(void) {
     check_set_context("list of %zu at 8 workers", n);
     reset();
     MERINO_RUN(traverse_task, list); /* from a task */
-    unsigned long long in_task = __atomic_load_n(&bytes, __ATOMIC_RELAXED);
+    unsigned long long in_task = __atomic_load_n(&bytes, __ATOMIC_RELAXED) + __atomic_load_n(&mbytes, __ATOMIC_RELAXED);
     reset();
     traverse(list); /* from the main thread: each run enters the pool */
-    unsigned long long outside = __atomic_load_n(&bytes, __ATOMIC_RELAXED);
+    unsigned long long outside = __atomic_load_n(&bytes, __ATOMIC_RELAXED) + __atomic_load_n(&mbytes, __ATOMIC_RELAXED);
     CHECK_EQ_INT(merino_stop(), 0);
     uint64_t seen = 0;
     for (size_t i = 0; i < n; i++) {

@@ -1,12 +1,12 @@
 /* Misuse and failures a release build must report, each in a child process (check_run_child) so
  * that a crash or a hang is seen, never a stuck test.
  *
- *   alloc_array      the allocation of the worker array fails (this executable's calloc fails on
- *                    request: the tests link merino statically, so it replaces the C library's):
+ *   alloc_array      the allocation of the worker array fails (this executable's mrn_mem_calloc
+ *                    fails on request: the tests link merino statically, so it replaces merino's):
  *                    merino_start returns -1 with "out of memory starting 13 workers", nothing is
  *                    left running, and a later start works (at c4d7260 it crashed on a NULL
  *                    pointer in its clean-up)
- *   alloc_record     the 4th worker record's allocation fails (aligned_alloc): the same
+ *   alloc_record     the 4th worker record's allocation fails (mrn_mem_alloc): the same
  *   join_no_spawn    a task body joins with no spawn, in a release build: SIGABRT and "MERINO_JOIN
  *                    without a matching MERINO_SPAWN" (at c4d7260 it hung), with 1 and 2 workers
  *   join_extra       a task body spawns once and joins twice: the same message
@@ -33,26 +33,31 @@
 
 enum { CHILD_OK = 42, SURVIVED = 45, SKIPPED = 47 };
 
-/* ---- fault injection: calloc and aligned_alloc that fail on request ------------------------------- */
+/* ---- fault injection: the runtime's allocations fail on request --------------------------------- */
 
-/* Not under the sanitizers: they replace the allocator themselves. */
+/* The runtime takes its memory through mrn_mem_alloc and mrn_mem_calloc (src/alloc/mem.h), weak
+ * functions this executable replaces (it links merino statically). Not under the sanitizers, whose
+ * builds are tested for what they check, not for these paths. */
 #if !CHECK_SANITIZER
 #define TEST_INJECT 1
-extern void *__libc_calloc(size_t n, size_t size);
-extern void *__libc_memalign(size_t align, size_t size);
+#include <merino_alloc.h>
+
+#include "alloc/mem.h"
 
 static size_t g_fail_calloc_bytes;  /* a calloc of exactly this many bytes fails (0: none) */
-static int g_fail_aligned_after = -1; /* aligned_alloc(64, ...) fails after this many succeed */
+static int g_fail_aligned_after = -1; /* an allocation aligned to 64 fails after this many succeed */
 
-void *calloc(size_t n, size_t size) {
+void *mrn_mem_calloc(size_t n, size_t size) {
     if (g_fail_calloc_bytes && n * size == g_fail_calloc_bytes) return NULL;
-    return __libc_calloc(n, size);
+    return merino_calloc(n, size);
 }
 
-void *aligned_alloc(size_t align, size_t size) {
+void *mrn_mem_alloc(size_t align, size_t size) {
     if (align == 64 && g_fail_aligned_after >= 0 && g_fail_aligned_after-- == 0) return NULL;
-    return __libc_memalign(align, size);
+    return merino_aligned_alloc(align, size);
 }
+
+void mrn_mem_free(void *p) { merino_free(p); }
 
 static int child_alloc(int array) {
     merino_config cfg = {0};

@@ -1,6 +1,7 @@
 /* pool.c — starting and stopping the pool: merino_start, start on first use, merino_stop, stop at
  * exit, and what a fork leaves behind. */
 #include "core.h"
+#include "../alloc/mem.h"
 
 #include "backoff.h"
 
@@ -72,19 +73,19 @@ static void mrn_process_init(void) {
 static void mrn_delete_worker(mrn_worker *w) {
     MRN_PROF_WORKER_DELETE(w);
     munmap(w->pub.base, w->map_bytes);
-    free(w);
+    mrn_mem_free(w);
 }
 
 static void mrn_free_workers(mrn_pool *p, unsigned n) {
     if (!p->workers) return;
     for (unsigned i = 0; i < n; i++)
         if (p->workers[i]) mrn_delete_worker(p->workers[i]);
-    free(p->workers);
+    mrn_mem_free(p->workers);
     p->workers = NULL;
 }
 
 static mrn_worker *mrn_new_worker(unsigned index, size_t stack_tasks) {
-    mrn_worker *w = aligned_alloc(MRN_CACHE_LINE, sizeof *w);
+    mrn_worker *w = mrn_mem_alloc(MRN_CACHE_LINE, sizeof *w);
     if (!w) return NULL;
     memset(w, 0, sizeof *w);
     /* One descriptor more than usable: a sentinel past the end that stays EMPTY, so a thief may
@@ -92,7 +93,7 @@ static mrn_worker *mrn_new_worker(unsigned index, size_t stack_tasks) {
     size_t bytes = (stack_tasks + 1) * sizeof(merino__task);
     void *mem = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (mem == MAP_FAILED) {
-        free(w);
+        mrn_mem_free(w);
         return NULL;
     }
     w->map_bytes = bytes;
@@ -106,7 +107,7 @@ static mrn_worker *mrn_new_worker(unsigned index, size_t stack_tasks) {
     w->rng = 0x9E3779B97F4A7C15ull * (index + 1) | 1;
     if (MRN_PROF_WORKER_NEW(w, stack_tasks) != 0) {
         munmap(mem, bytes);
-        free(w);
+        mrn_mem_free(w);
         return NULL;
     }
     return w;
@@ -140,7 +141,7 @@ static int mrn_start_locked(const merino_config *cfg) {
     __atomic_store_n(&mrn_idle_ns, set.idle_ns, __ATOMIC_RELAXED);
     mrn_budget_init(p, &set.budget);
     p->fence_requests = !mrn_have_barrier_all(); /* registers for the barrier before any thread */
-    p->workers = calloc(n, sizeof *p->workers);
+    p->workers = mrn_mem_calloc(n, sizeof *p->workers);
     if (!p->workers) goto out_of_memory;
     for (unsigned i = 0; i < n; i++) {
         if (!(p->workers[i] = mrn_new_worker(i, set.stack_tasks))) goto out_of_memory;

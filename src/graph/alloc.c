@@ -3,10 +3,12 @@
  * A worker allocates from its own free list of the task's size class, with no atomic. A block
  * freed by its owner goes back on that list; one freed by any other thread goes on the owner's
  * remote list (a Treiber stack: pushes by CAS, the owner takes it whole with one exchange, so no
- * ABA), which the owner takes when its own list is empty. Only when both are empty does it call
- * malloc, for a chunk of blocks; blocks are never given back to the system, so in steady state a
- * task costs no call to malloc (tests/test_graph_memory.c counts them). */
+ * ABA), which the owner takes when its own list is empty. Only when both are empty does it ask
+ * merino's allocator (src/alloc/mem.h) for a chunk of blocks; blocks are never given back, so in
+ * steady state a task costs no allocation (tests/test_graph_memory.c counts them). */
 #include "graph.h"
+
+#include "../alloc/mem.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -23,7 +25,7 @@ static unsigned mrn_class_of(size_t data_bytes) {
 }
 
 static mrn_gworker *mrn_gworker_make(mrn_worker *w) {
-    mrn_gworker *gw = aligned_alloc(MRN_CACHE_LINE, sizeof *gw);
+    mrn_gworker *gw = mrn_mem_alloc(MRN_CACHE_LINE, sizeof *gw);
     if (!gw)
         mrn_fatal("out of memory for worker %u's task-object deque (%zu bytes): lower "
                   "MERINO_WORKERS",
@@ -47,7 +49,7 @@ __attribute__((noinline, cold)) mrn_gworker *mrn_gworker_make_self(void) {
 /* ---- allocation ------------------------------------------------------------------------------------ */
 
 static merino_task *mrn_block_new_malloc(size_t data_bytes) {
-    merino_task *t = aligned_alloc(64, (sizeof(merino_task) + data_bytes + 63) & ~(size_t)63);
+    merino_task *t = mrn_mem_alloc(64, (sizeof(merino_task) + data_bytes + 63) & ~(size_t)63);
     if (!t)
         mrn_fatal("out of memory allocating a task object with %zu bytes of data: pass a pointer "
                   "to large data instead",
@@ -64,7 +66,7 @@ __attribute__((noinline)) static merino_task *mrn_refill(mrn_gworker *gw, unsign
     merino_task *list = __atomic_exchange_n(&gw->remote[c], NULL, __ATOMIC_ACQUIRE);
     if (list) return list;
     size_t bytes = mrn_class_bytes(c);
-    char *chunk = aligned_alloc(64, MRN_CHUNK_BYTES);
+    char *chunk = mrn_mem_alloc(64, MRN_CHUNK_BYTES);
     if (!chunk)
         mrn_fatal("out of memory allocating task objects (a chunk of %d bytes) on worker %u",
                   MRN_CHUNK_BYTES, gw->index);
@@ -100,7 +102,7 @@ void mrn_task_delete_slow(mrn_gworker *gw, merino_task *t) {
     __atomic_store_n(&t->merino__state, MRN_T_FREE, __ATOMIC_RELAXED); /* relaxed: a debug aid */
     unsigned c = t->merino__class;
     if (c == MRN_CLASS_MALLOC) {
-        free(t);
+        mrn_mem_free(t);
         return;
     }
     c &= ~(unsigned)MRN_CLASS_DESTROY; /* its destroy function is gone: the free list's class */

@@ -16,6 +16,8 @@
  * the nodes made ready but not started. docs/graph.md has the measurements behind each rule. */
 #include "graph.h"
 
+#include "../alloc/mem.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -63,8 +65,9 @@ merino_task_group *merino__graph_group(merino_graph *g) { return &g->group; }
 
 merino_graph *merino_graph_new(void) {
     mrn_graph_init();
-    merino_graph *g = calloc(1, sizeof *g);
-    if (!g) mrn_error("out of memory making a dependency graph");
+    merino_graph *g = mrn_mem_alloc(MRN_CACHE_LINE, sizeof *g); /* its group's anchor task is aligned */
+    if (g) memset(g, 0, sizeof *g);
+    else mrn_error("out of memory making a dependency graph");
     return g;
 }
 
@@ -75,12 +78,12 @@ void merino_graph_delete(merino_graph *g) {
         free(x->name);
         free(x->succ);
         free(x->pred);
-        free(x);
+        mrn_mem_free(x);
     }
     free(g->nodes);
     free(g->by_ord);
     free(g->work);
-    free(g);
+    mrn_mem_free(g);
 }
 
 /* Makes room for one more pointer in *a (count n, capacity *cap). */
@@ -105,7 +108,7 @@ static bool mrn_reserve_node(merino_graph *g) {
 }
 
 merino_graph_node *merino_graph_node_new(merino_graph *g, const char *name, void (*fn)(void *), void *arg) {
-    merino_graph_node *x = aligned_alloc(MRN_CACHE_LINE, sizeof *x);
+    merino_graph_node *x = mrn_mem_alloc(MRN_CACHE_LINE, sizeof *x);
     if (x) memset(x, 0, sizeof *x);
     char buf[32];
     if (!name) {
@@ -114,7 +117,7 @@ merino_graph_node *merino_graph_node_new(merino_graph *g, const char *name, void
     }
     if (!x || !(x->name = strdup(name)) || !mrn_reserve_node(g)) {
         if (x) free(x->name);
-        free(x);
+        mrn_mem_free(x);
         mrn_error("out of memory adding a node to a dependency graph of %u nodes", g->n);
         return NULL;
     }

@@ -39,14 +39,17 @@ enum {
 };
 
 /* Free-list classes: blocks of 128, 256, 512 and 1024 bytes (header included); larger tasks, and
- * tasks allocated by threads outside the pool, come from malloc (class MRN_CLASS_MALLOC). */
+ * tasks allocated by threads outside the pool, come from merino's allocator one by one (class
+ * MRN_CLASS_MALLOC). */
 #define MRN_NCLASSES 4
 #define MRN_CLASS_MALLOC 0xFFFF
 /* Set in merino__class while the task has a destroy function: the free's fast path then fails on
  * its one compare of class and owner (no separate test of the function). */
 #define MRN_CLASS_DESTROY 0x8000
 #define MRN_OWNER_NONE 0xFFFF
-#define MRN_CHUNK_BYTES 16384 /* blocks come from malloc in chunks of this many bytes */
+/* Blocks come from merino's allocator in chunks of 63 lines of 128 bytes: with the slack of a
+ * 64-byte alignment that is its largest small class (8128 bytes, two per 16 KB block, no waste). */
+#define MRN_CHUNK_BYTES 8064
 /* Context frames recorded per worker: nested task-object runs on one C stack (each nested wait is
  * one level deeper); a frame beyond them is counted, not recorded (its direct tasks, if stolen,
  * get the innermost recorded context). */

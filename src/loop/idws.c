@@ -23,6 +23,8 @@
  * no request for it. */
 #include "loop.h"
 
+#include "../alloc/mem.h"
+
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
@@ -263,7 +265,7 @@ static void mrn_idws_check_signal(void) {
 
 void mrn_idws_setup(mrn_loop *L) {
     if (L->schedule == MERINO_SCHEDULE_IDWS) mrn_idws_check_signal();
-    L->idws = aligned_alloc(MRN_CACHE_LINE, sizeof(mrn_idws_rec) * L->parts);
+    L->idws = mrn_mem_alloc(MRN_CACHE_LINE, sizeof(mrn_idws_rec) * L->parts);
     if (L->idws == NULL) mrn_fatal("merino_for: out of memory for the ranges of %u workers (idws)", L->parts);
     for (unsigned p = 0; p < L->parts; p++) {
         mrn_idws_rec *r = &L->idws[p];
@@ -277,7 +279,7 @@ void mrn_idws_setup(mrn_loop *L) {
 }
 
 void mrn_idws_teardown(mrn_loop *L) {
-    free(L->idws);
+    mrn_mem_free(L->idws);
     L->idws = NULL;
 }
 

@@ -4,6 +4,8 @@
  * deterministic leaves with their fixed combining tree. */
 #include "loop.h"
 
+#include "../alloc/mem.h"
+
 #include <stdlib.h>
 
 /* ---- the loop on a worker ------------------------------------------------------------------------ */
@@ -108,13 +110,13 @@ void merino_reduce(int64_t begin, int64_t end, void *result, const merino_reduce
     if (L.n == 0) return;
     if (L.leaves) {
         L.stride = (r->size + sizeof(max_align_t) - 1) / sizeof(max_align_t) * sizeof(max_align_t);
-        L.partials = aligned_alloc(sizeof(max_align_t), L.leaves * L.stride);
+        L.partials = mrn_mem_alloc(sizeof(max_align_t), L.leaves * L.stride);
         if (L.partials == NULL)
             mrn_fatal("merino_reduce: out of memory for %llu partials of %zu bytes (deterministic)",
                       (unsigned long long)L.leaves, r->size);
     }
     MERINO_RUN(mrn_loop_root, &L, result);
-    free(L.partials);
+    mrn_mem_free(L.partials);
 }
 
 /* ---- sums ----------------------------------------------------------------------------------------- */

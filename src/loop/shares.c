@@ -11,6 +11,8 @@
  * writes reach the caller through the joins of the participant tasks. */
 #include "loop.h"
 
+#include "../alloc/mem.h"
+
 #include <stdlib.h>
 
 /* ---- static ---------------------------------------------------------------------------------------- */
@@ -124,7 +126,7 @@ static void mrn_steal_setup(mrn_loop *L) {
     if (n / u >= ((uint64_t)1 << 31)) u = n / ((uint64_t)1 << 31) + 1;
     L->unit_scale = u;
     uint64_t chunks = n / u + (n % u != 0);
-    L->slots = aligned_alloc(MRN_CACHE_LINE, sizeof(mrn_loop_slot) * L->parts);
+    L->slots = mrn_mem_alloc(MRN_CACHE_LINE, sizeof(mrn_loop_slot) * L->parts);
     if (L->slots == NULL) mrn_fatal("merino_for: out of memory for the ranges of %u workers (steal)", L->parts);
     for (unsigned p = 0; p < L->parts; p++)
         L->slots[p].range = mrn_pack(chunks * p / L->parts, chunks * (p + 1) / L->parts);
@@ -169,7 +171,7 @@ void mrn_loop_shares_setup(mrn_loop *L) {
 
 void mrn_loop_shares_teardown(mrn_loop *L) {
     if (L->idws) mrn_idws_teardown(L);
-    free(L->slots);
+    mrn_mem_free(L->slots);
     L->slots = NULL;
 }
 

@@ -15,6 +15,8 @@
  * once; the thread is alive, since the team waits at the barrier after the loop. */
 #include "loop.h"
 
+#include "../alloc/mem.h"
+
 #include <stdlib.h>
 
 struct merino_team {
@@ -30,7 +32,7 @@ merino_team *merino__team_new(int64_t begin, int64_t end, unsigned threads, cons
     if (threads == 0)
         mrn_fatal("merino_for_omp: a team of 0 threads: call it from inside the parallel region, where "
                   "every thread of the team calls it");
-    merino_team *t = aligned_alloc(MRN_CACHE_LINE, (sizeof *t + MRN_CACHE_LINE - 1) / MRN_CACHE_LINE * MRN_CACHE_LINE);
+    merino_team *t = mrn_mem_alloc(MRN_CACHE_LINE, (sizeof *t + MRN_CACHE_LINE - 1) / MRN_CACHE_LINE * MRN_CACHE_LINE);
     if (t == NULL) mrn_fatal("merino_for_omp: out of memory for a loop of %u threads", threads);
     mrn_loop_setup(&t->L, begin, end, opts, "merino_for_omp");
     mrn_loop *L = &t->L;
@@ -67,6 +69,6 @@ void merino__team_run(merino_team *t, unsigned thread, merino_for_fn *body, void
      * others' before ours when we are the last (acquire) */
     if (__atomic_sub_fetch(&t->left, 1, __ATOMIC_ACQ_REL) == 0) {
         mrn_loop_shares_teardown(T);
-        free(t);
+        mrn_mem_free(t);
     }
 }
