@@ -51,6 +51,7 @@ void *mrn_mem_calloc(size_t k, size_t n) {
 void mrn_mem_free(void *p) { merino_free(p); }
 
 extern void *__libc_malloc(size_t);
+extern void __libc_free(void *);
 extern void *__libc_calloc(size_t, size_t);
 extern void *__libc_realloc(void *, size_t);
 extern void *__libc_memalign(size_t, size_t);
@@ -64,6 +65,9 @@ void *malloc(size_t n) {
     count(n);
     return __libc_malloc(n);
 }
+/* free too: under LD_PRELOAD=libmerino_malloc.so (test_suite_preload) it would otherwise be the
+ * preload's, handed the C library's blocks */
+void free(void *p) { __libc_free(p); }
 void *calloc(size_t k, size_t n) {
     count(k * n);
     return __libc_calloc(k, n);
