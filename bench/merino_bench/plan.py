@@ -170,11 +170,11 @@ RATIOS = {
 # gaps this VM's guest cannot see. The others have fine strands (4.7-us calls, 60-ns leaves,
 # cholesky's 4 x 4 leaves as bench/cholesky): there the span is an upper bound.
 PROF = {
-    "headline": [size("14 400000 3 262144 256 1000 4000 5 36", reps=5, est=3.0),
-                 size("20 20000 7 256 256 500 2000 0 36", reps=5, est=1.0)],
-    "all": [size("14 400000 3 262144 256 1000 4000 5 36", reps=11, est=6.0),
-            size("20 20000 3 4096 1024 500 2000 0 36", reps=11, est=2.0),
-            size("20 20000 7 256 256 500 2000 0 36", reps=11, est=2.0),
+    "headline": [size("14 400000 3 262144 256 1000 4000 5 36", reps=5, est=9.0),
+                 size("20 20000 7 256 256 500 2000 0 36", reps=5, est=5.0)],
+    "all": [size("14 400000 3 262144 256 1000 4000 5 36", reps=11, est=20.0),
+            size("20 20000 3 4096 1024 500 2000 0 36", reps=11, est=11.0),
+            size("20 20000 7 256 256 500 2000 0 36", reps=11, est=11.0),
             size("22 20000 5 4096 256 1000 4000 0 38", reps=5, est=4.0)],
     "quick": [size("12 2000 3 256 8 100 300 0 16", reps=3)],
 }
