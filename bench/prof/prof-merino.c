@@ -3,7 +3,7 @@
  *
  *   ./prof-merino --workers N [--reps R] fib_n fib_w  h L trees  chol_n chol_nz chol_cut  ovh_n
  *
- * Each round (R rounds, default 5; the medians over them are reported) measures, with N workers,
+ * Each round (R rounds; 5 when R is 1 or not given; the medians over them are reported) measures, with N workers,
  * the parallelism T_1 / T_inf the profiler reports (merino_wsp around one MERINO_RUN) and an
  * estimate made without it:
  *   fibw fib_n fib_w   fib with fib_w iterations of an empty loop at the start of every call: the
@@ -35,8 +35,8 @@
  *          for w in fibw, stress, cholesky; "cholesky_replay_work_ratio", "prof_fib_t1_ts", "params"}
  * The profiled cholesky's factor is checked against the serial one once a round.
  *
- * Coarse strands (the defaults, 14 400000  3 262144 256  1000 4000 5: calls of ~100 us, leaves of
- * ~65 us, blocks of 64 x 64) are long beside the gaps this VM's guest cannot see (20-800 us, ~130
+ * Coarse strands (the defaults, 14 400000  3 262144 256  1000 4000 5: calls of 93 us, leaves of
+ * 61 us, blocks of 64 x 64 of 56 us on average) are long beside the gaps this VM's guest cannot see (20-800 us, ~130
  * a second); fine ones (20 20000  7 256 256  500 2000 0) show where the span is an upper bound
  * (docs/profiler.md, "Accuracy"). */
 #include <bench.h> /* first: it sets _GNU_SOURCE */
