@@ -165,10 +165,10 @@ RATIOS = {
 # of w iterations in every call; closed form), stress and cholesky against independent estimates,
 # and the profiled fib's T_1 / T_S. Params: fib_n fib_w h L trees chol_n chol_nz chol_cut ovh_n;
 # reps = rounds (medians); run at 1 worker (the dag's figures, least disturbed) and 2. The first
-# size, the target's (docs/profiler.md "Accuracy"), has coarse strands: calls of ~100 us, leaves of
-# ~65 us, cholesky's levels below 5 serial in each task (64 x 64 blocks), long beside the 20-800 us
-# gaps this VM's guest cannot see. The others have fine strands (4.7-us calls, 60-ns leaves,
-# cholesky's 4 x 4 leaves as bench/cholesky): there the span is an upper bound.
+# size, the target's (docs/profiler.md "Accuracy"), has coarse strands: calls of 93 us, leaves of
+# 61 us, cholesky's levels below 5 serial in each task (64 x 64 blocks, 56 us on average), long
+# beside the 20-800 us gaps this VM's guest cannot see. The others have fine strands (4.7-us calls,
+# 60-ns leaves, cholesky's 4 x 4 leaves as bench/cholesky): there the span is an upper bound.
 PROF = {
     "headline": [size("14 400000 3 262144 256 1000 4000 5 36", reps=5, est=9.0),
                  size("20 20000 7 256 256 500 2000 0 36", reps=5, est=5.0)],
