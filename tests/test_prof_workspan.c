@@ -1,8 +1,9 @@
 /* test_prof_workspan.c — work and span by the timestamp method (docs/profiler.md): work >= span > 0;
  * a task that spawns nothing has work == span exactly (parallelism 1); a fork-join tree has
  * span < work (every strand off the critical path adds work and no span), at one worker as at
- * several, measured from outside or from inside a task; and the whole program is the runs one after
- * the other: their works and spans add up. */
+ * several, measured from outside or from inside a task; at one worker the work is at most the run's
+ * elapsed time (no strand counted twice; docs/profiler.md's cholesky figures rest on it); and the
+ * whole program is the runs one after the other: their works and spans add up. */
 #include "check.h"
 
 #include <merino.h>
@@ -32,9 +33,13 @@ static void check_fib(unsigned workers, int n) {
     cfg.workers = workers;
     CHECK_EQ_INT(merino_start(&cfg), 0);
     merino_wsp a = merino_wsp_now();
+    double t0 = check_now();
     CHECK(MERINO_RUN(fib, n) == serial_fib(n));
+    double elapsed = check_now() - t0;
     merino_wsp b = merino_wsp_now();
     merino_wsp d = merino_wsp_sub(b, a);
+    /* One worker runs one strand at a time: their sum fits in the run (1%: the TSC's rate). */
+    if (workers == 1) CHECK_CMP_DBL(d.work, <=, elapsed * 1.01);
     CHECK_CMP_DBL(d.span, >, 0);
     CHECK_CMP_DBL(d.work, >, d.span); /* strictly: fib's spawned halves run beside their siblings */
     /* >= up to rounding: both are differences of two points' doubles */

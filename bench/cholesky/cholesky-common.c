@@ -228,6 +228,14 @@ static chol_node *s_chol(chol_node *a, int level, int64_t *t) {
 }
 
 chol_node *chol_serial(chol_node *a, int level, int64_t *tasks) { return s_chol(a, level, tasks); }
+#ifdef CHOL_SERIAL_STEPS /* bench/prof only: other callers change how the serial baseline compiles */
+chol_node *chol_serial_backsub(chol_node *a, chol_node *l, int level, int64_t *tasks) {
+    return s_backsub(a, l, level, tasks);
+}
+chol_node *chol_serial_mulsub(chol_node *a, chol_node *b, chol_node *r, int level, int lower, int64_t *tasks) {
+    return s_mulsub(a, b, r, level, lower, tasks);
+}
+#endif
 
 /* ---- verification ---------------------------------------------------------------------------- */
 

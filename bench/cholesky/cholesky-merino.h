@@ -7,8 +7,18 @@
 
 typedef chol_node *node;
 
+/* CHOL_SERIAL_BELOW (bench/prof only; an int expression): the levels below it run the serial
+ * recursion inside one task, so that a task's strands are a block's whole factorization, solve or
+ * update (coarse strands). Not defined: every level spawns, as bench/cholesky measures. */
+#ifdef CHOL_SERIAL_BELOW
+#define CHOL_SERIAL_HERE(level) ((level) < (CHOL_SERIAL_BELOW))
+#else
+#define CHOL_SERIAL_HERE(level) 0
+#endif
+
 MERINO_TASK_5(node, t_mulsub, node, a, node, b, node, r, int, level, int, lower) {
     if (!a || !b) return r;
+    if (CHOL_SERIAL_HERE(level)) return chol_serial_mulsub(a, b, r, level, lower, NULL);
     if (level == 0) {
         if (!r) r = chol_new_leaf();
         chol_leaf_mulsub(a, b, r, lower);
@@ -34,6 +44,7 @@ MERINO_TASK_5(node, t_mulsub, node, a, node, b, node, r, int, level, int, lower)
 
 MERINO_TASK_3(node, t_backsub, node, a, node, l, int, level) {
     if (!a) return NULL;
+    if (CHOL_SERIAL_HERE(level)) return chol_serial_backsub(a, l, level, NULL);
     if (level == 0) {
         chol_leaf_backsub(a, l);
         return a;
@@ -67,6 +78,7 @@ MERINO_TASK_3(node, t_backsub, node, a, node, l, int, level) {
 }
 
 MERINO_TASK_2(node, t_chol, node, a, int, level) {
+    if (CHOL_SERIAL_HERE(level)) return chol_serial(a, level, NULL);
     if (level == 0) {
         chol_leaf_factor(a);
         return a;

@@ -61,6 +61,12 @@ void chol_leaf_mulsub(const chol_node *a, const chol_node *b, chol_node *r, int 
  * factoring `a` in place (fill-in blocks are allocated); returns the root of L. If tasks is not
  * NULL, adds to it the number of spawns the parallel versions make. */
 chol_node *chol_serial(chol_node *a, int level, int64_t *tasks);
+/* The serial recursion's other two steps (backsub(a, l), mulsub(a, b, r, lower)), for a parallel
+ * version that runs the levels below a cutoff serially inside one task (bench/prof). Defined only
+ * when cholesky-common.c is compiled with CHOL_SERIAL_STEPS: with more callers, the serial
+ * baseline's recursion compiles differently. */
+chol_node *chol_serial_backsub(chol_node *a, chol_node *l, int level, int64_t *tasks);
+chol_node *chol_serial_mulsub(chol_node *a, chol_node *b, chol_node *r, int level, int lower, int64_t *tasks);
 /* Factors a copy of the input serially and compares L with it (same block structure, values
  * within 1e-9 relative); for N <= 512 also checks L L^T = A densely. Returns 1 if all is well, and
  * stores the sum of L's elements in *checksum and, if tasks is not NULL, the spawns of one parallel

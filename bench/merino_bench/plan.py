@@ -163,18 +163,20 @@ RATIOS = {
 }
 # The profiler (bench/prof, linked with libmerino_prof): its parallelism for fibw (fib with a loop
 # of w iterations in every call; closed form), stress and cholesky against independent estimates,
-# and the profiled fib's T_1 / T_S. Params: fib_n fib_w h L trees chol_n chol_nz ovh_n; reps =
-# rounds (medians); run at 1 worker (the dag's figures, least disturbed) and 2. The third headline
-# size has coarse strands (calls of ~70 us, leaves of ~20 us): the method's figures where a strand
-# is long beside an interrupt.
+# and the profiled fib's T_1 / T_S. Params: fib_n fib_w h L trees chol_n chol_nz chol_cut ovh_n;
+# reps = rounds (medians); run at 1 worker (the dag's figures, least disturbed) and 2. The first
+# size, the target's (docs/profiler.md "Accuracy"), has coarse strands: calls of 93 us, leaves of
+# 61 us, cholesky's levels below 5 serial in each task (64 x 64 blocks, 56 us on average), long
+# beside the 20-800 us gaps this VM's guest cannot see. The others have fine strands (4.7-us calls,
+# 60-ns leaves, cholesky's 4 x 4 leaves as bench/cholesky): there the span is an upper bound.
 PROF = {
-    "headline": [size("20 20000 3 4096 1024 500 2000 36", reps=5, est=1.0),
-                 size("20 20000 7 256 256 500 2000 36", reps=5, est=1.0),
-                 size("16 200000 3 65536 256 500 2000 36", reps=5, est=1.5)],
-    "all": [size("20 20000 3 4096 1024 500 2000 36", reps=11, est=2.0),
-            size("20 20000 7 256 256 500 2000 36", reps=11, est=2.0),
-            size("22 20000 5 4096 256 1000 4000 38", reps=5, est=4.0)],
-    "quick": [size("12 2000 3 256 8 100 300 16", reps=3)],
+    "headline": [size("14 400000 3 262144 256 1000 4000 5 36", reps=5, est=9.0),
+                 size("20 20000 7 256 256 500 2000 0 36", reps=5, est=5.0)],
+    "all": [size("14 400000 3 262144 256 1000 4000 5 36", reps=11, est=20.0),
+            size("20 20000 3 4096 1024 500 2000 0 36", reps=11, est=11.0),
+            size("20 20000 7 256 256 500 2000 0 36", reps=11, est=11.0),
+            size("22 20000 5 4096 256 1000 4000 0 38", reps=5, est=4.0)],
+    "quick": [size("12 2000 3 256 8 100 300 0 16", reps=3)],
 }
 PROF_WORKERS = [1, 2]
 MICRO = ("overhead", "steal", "ratios", "prof")

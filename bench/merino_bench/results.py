@@ -45,7 +45,8 @@ PROF_WORKLOADS = {"fibw": "closed form (2 F(n+1) - 1) / n", "stress": "T_S / (tr
                   "cholesky": "T_S / span of a timed serial replay"}
 PROF_KEYS = [f"{w}_{k}" for w in PROF_WORKLOADS
              for k in ("measured", "estimate", "ratio", "work_ratio", "span_ratio", "least3_ratio",
-                       "least3_work_ratio", "least3_span_ratio")] + ["prof_fib_t1_ts"]
+                       "least3_work_ratio", "least3_span_ratio", "ratio_lo", "ratio_hi", "least3_ratio_lo",
+                       "least3_ratio_hi")] + ["cholesky_replay_work_ratio", "prof_fib_t1_ts"]
 
 
 def read(path):

@@ -315,22 +315,33 @@ def per_tree_section(records, workers):
                    "S = T_S / T at that worker count; us/tree = (T_per_tree - T_one_run) / trees", parts)
 
 
+def prof_ratio(r, key):
+    """A ratio's median and, when recorded, the range of the rounds': 0.95 (0.90-0.97)."""
+    if r.get(f"{key}_lo") is None:
+        return fmt_r(r.get(key))
+    return f"{fmt_r(r.get(key))} ({fmt_r(r[f'{key}_lo'])}-{fmt_r(r.get(f'{key}_hi'))})"
+
+
 def prof_section(records):
     """The profiler (bench/prof): its parallelism T_1 / T_inf against an estimate made without it,
     and the profiled fib's T_1 / T_S (the default build's is bench/ratios' fib T_1 / T_S)."""
     pr = [r for r in records if r["kind"] == "prof"]
-    table = [["params", "workers", "workload", "profiler", "estimate", "ratio", "estimate from", "note"]]
+    table = [["params", "workers", "workload", "profiler", "estimate", "ratio", "least of 3", "estimate from", "note"]]
     for r in pr:
         note = f"FAILED: {r.get('error')}" if r["check"] != "ok" else \
             ("oversubscribed" if r["oversubscribed"] else "")
         for w, how in PROF_WORKLOADS.items():
+            if w == "cholesky" and r.get("cholesky_replay_work_ratio") is not None:
+                how += f" (its work / T_S {fmt_r(r['cholesky_replay_work_ratio'])})"
             table.append([r["params"], str(r["workers"]), w, fmt_r(r.get(f"{w}_measured")),
-                          fmt_r(r.get(f"{w}_estimate")), fmt_r(r.get(f"{w}_ratio")), how, note])
+                          fmt_r(r.get(f"{w}_estimate")), prof_ratio(r, f"{w}_ratio"),
+                          prof_ratio(r, f"{w}_least3_ratio"), how, note])
         table.append([r["params"], str(r["workers"]), "profiled fib T_1/T_S", fmt_r(r.get("prof_fib_t1_ts")),
-                      "", "", "fib(ovh_n) at 1 worker, one task per call", note])
+                      "", "", "", "fib(ovh_n) at 1 worker, one task per call", note])
     return section("Profiler (bench/prof, libmerino_prof): parallelism T_1 / T_inf by the profiler against an "
-                   "independent estimate (ratio = profiler / estimate; target within 15%), medians over the "
-                   "rounds; params: fib_n fib_w h L trees chol_n chol_nz ovh_n", render(table, "lrlrrrll") if pr else [])
+                   "independent estimate (ratio = profiler / estimate, of each round's first run and of its run "
+                   "with the least span; target within 15%), medians over the rounds (their range); params: fib_n fib_w h "
+                   "L trees chol_n chol_nz chol_cut ovh_n", render(table, "lrlrrrrll") if pr else [])
 
 
 def mpiheat_section(records):

@@ -1,9 +1,9 @@
 /* prof, merino: the profiler's accuracy and cost (issue 16's profiler target; docs/profiler.md).
  * Linked with the profiled variant, libmerino_prof (MERINO_PROFILE=1).
  *
- *   ./prof-merino --workers N [--reps R] fib_n fib_w  h L trees  chol_n chol_nz  ovh_n
+ *   ./prof-merino --workers N [--reps R] fib_n fib_w  h L trees  chol_n chol_nz chol_cut  ovh_n
  *
- * Each round (R rounds, default 5; the medians over them are reported) measures, with N workers,
+ * Each round (R rounds; 5 when R is 1 or not given; the medians over them are reported) measures, with N workers,
  * the parallelism T_1 / T_inf the profiler reports (merino_wsp around one MERINO_RUN) and an
  * estimate made without it:
  *   fibw fib_n fib_w   fib with fib_w iterations of an empty loop at the start of every call: the
@@ -14,11 +14,14 @@
  *   stress h L trees   Wool's stress (bench/stress): T_1 = the serial program's time T_S; T_inf =
  *                      trees x (h + 1 calls + one leaf's loop): a call's time measured by the
  *                      serial trees with empty leaves, the loop's alone (each the least of 3);
- *   cholesky n nz      bench/cholesky's tasks: T_1 = the serial factorization's time T_S; T_inf
- *                      from a serial replay of the same recursion that times every leaf operation
- *                      with the monotonic clock (less one clock read's own time) and adds them up
- *                      along the task graph (+ on a sequence, max across the branches a task
- *                      spawns).
+ *   cholesky n nz cut  bench/cholesky's tasks, the levels below `cut` run serially inside one
+ *                      task (cut 5: blocks of 64 x 64, each task a block's whole step; cut 0: every
+ *                      level spawns, 4 x 4 leaves, as bench/cholesky): T_1 = the serial
+ *                      factorization's time T_S; T_inf from a serial replay of the same recursion
+ *                      that times every leaf operation (a serial block at the cutoff) with the
+ *                      monotonic clock (less one clock read's own time) and adds them up along the
+ *                      task graph (+ on a sequence, max across the branches a task spawns); each
+ *                      the least of 3. The replay's work (its leaves added up) over T_S checks it.
  * and the profiled build's cost: T_1 / T_S of fib(ovh_n), one task per call, at 1 worker (the
  * default build's is bench/ratios' fib_t1_ts).
  *
@@ -28,7 +31,14 @@
  * Output: {"seconds", "check", "result": rounds, "tasks": null, "<w>_measured", "<w>_estimate",
  *          "<w>_ratio" (measured / estimate), "<w>_work_ratio" (the profiler's work / T_S),
  *          "<w>_span_ratio" (its span / the estimate's span), the same three as "<w>_least3_*",
- *          for w in fibw, stress, cholesky; "prof_fib_t1_ts", "params"} */
+ *          "<w>_ratio_lo", "<w>_ratio_hi" and "<w>_least3_ratio_lo/hi" (the range of the rounds'),
+ *          for w in fibw, stress, cholesky; "cholesky_replay_work_ratio", "prof_fib_t1_ts", "params"}
+ * The profiled cholesky's factor is checked against the serial one once a round.
+ *
+ * Coarse strands (the defaults, 14 400000  3 262144 256  1000 4000 5: calls of 93 us, leaves of
+ * 61 us, blocks of 64 x 64 of 56 us on average) are long beside the gaps this VM's guest cannot see (20-800 us, ~130
+ * a second); fine ones (20 20000  7 256 256  500 2000 0) show where the span is an upper bound
+ * (docs/profiler.md, "Accuracy"). */
 #include <bench.h> /* first: it sets _GNU_SOURCE */
 
 #include "../cholesky/cholesky.h"
@@ -38,6 +48,9 @@
 #include <merino.h>
 #include <merino_prof.h>
 
+/* cholesky's levels below chol_cut run serially inside one task (0: every level spawns) */
+static int chol_cut;
+#define CHOL_SERIAL_BELOW chol_cut
 #include "../cholesky/cholesky-merino.h"
 #include "../fib/fib-merino.h"
 #include "../stress/stress-merino.h"
@@ -87,6 +100,11 @@ static ws ws_leaf(double t0) {
 static ws r_mulsub(node a, node b, node *r, int level, int lower) {
     ws z = {0, 0};
     if (!a || !b) return z;
+    if (level < chol_cut) { /* one task, run serially (t_mulsub) */
+        double t0 = bench_now();
+        *r = chol_serial_mulsub(a, b, *r, level, lower, NULL);
+        return ws_leaf(t0);
+    }
     if (level == 0) {
         if (!*r) *r = chol_new_leaf();
         double t0 = bench_now();
@@ -109,6 +127,11 @@ static ws r_mulsub(node a, node b, node *r, int level, int lower) {
 static ws r_backsub(node a, node l, int level) {
     ws z = {0, 0};
     if (!a) return z;
+    if (level < chol_cut) {
+        double t0 = bench_now();
+        chol_serial_backsub(a, l, level, NULL);
+        return ws_leaf(t0);
+    }
     if (level == 0) {
         double t0 = bench_now();
         chol_leaf_backsub(a, l);
@@ -130,6 +153,11 @@ static ws r_backsub(node a, node l, int level) {
 }
 
 static ws r_chol(node a, int level) {
+    if (level < chol_cut) {
+        double t0 = bench_now();
+        chol_serial(a, level, NULL);
+        return ws_leaf(t0);
+    }
     if (level == 0) {
         double t0 = bench_now();
         chol_leaf_factor(a);
@@ -159,6 +187,7 @@ typedef struct round_result {
     double m[WORKLOADS], w1[WORKLOADS], wi[WORKLOADS];
     double lm[WORKLOADS], lw1[WORKLOADS], lwi[WORKLOADS];
     double t1_ts;
+    double replay_work; /* cholesky: the replay's work (its leaves added up) over T_S */
 } round_result;
 
 /* The profiled runs of one workload: the first, and the one with the least span. */
@@ -245,25 +274,42 @@ static void stress_round(int h, long trees, round_result *rr) {
     profiled_result(rr, STRESS, &p, ts, (double)trees * ((h + 1) * t_call + t_leaf));
 }
 
-static void chol_round(const chol_input *in, round_result *rr) {
-    node c = chol_copy(in->root, in->level);
+static const chol_input *g_chol;
+static double time_chol(long unused) { /* the serial factorization: T_S (the copy not timed) */
+    (void)unused;
+    node c = chol_copy(g_chol->root, g_chol->level);
     double t0 = bench_now();
-    c = chol_serial(c, in->level, NULL);
-    double ts = bench_now() - t0;
-    chol_free(c, in->level);
-    c = chol_copy(in->root, in->level);
+    c = chol_serial(c, g_chol->level, NULL);
+    double t = bench_now() - t0;
+    chol_free(c, g_chol->level);
+    return t;
+}
+
+static void chol_round(const chol_input *in, round_result *rr) {
+    g_chol = in;
+    double ts = least_of_3(time_chol, 0);
     if (clock_cost == 0) measure_clock_cost();
-    ws replay = r_chol(c, in->level);
-    chol_free(c, in->level);
+    ws replay = {0, 1e300}; /* the least span of 3 replays, as T_S is the least of 3 timings */
+    for (int i = 0; i < 3; i++) {
+        node c = chol_copy(in->root, in->level);
+        ws r = r_chol(c, in->level);
+        chol_free(c, in->level);
+        if (r.span < replay.span) replay = r;
+    }
     profiled p;
     for (int run = 0; run < PROFILED_RUNS; run++) {
-        c = chol_copy(in->root, in->level);
+        node c = chol_copy(in->root, in->level);
         merino_wsp a = merino_wsp_now();
         c = MERINO_RUN(t_chol, c, in->level);
         profiled_keep(&p, run, a, merino_wsp_now());
+        if (run == 0) { /* the factor, once a round (outside the timings) */
+            double sum;
+            g_ok &= chol_verify(in, c, &sum, NULL);
+        }
         chol_free(c, in->level);
     }
     profiled_result(rr, CHOL, &p, ts, replay.span);
+    rr->replay_work = ts > 0 ? replay.work / ts : 0;
 }
 
 static int cmp_double(const void *a, const void *b) {
@@ -278,18 +324,30 @@ static double median_of(round_result *r, int n, size_t offset) {
     return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
+/* The least and the greatest of the rounds' ratios of workload k (least: of the least-span runs). */
+static void ratio_range(const round_result *r, int n, int k, int least, double *lo, double *hi) {
+    *lo = 1e300;
+    *hi = 0;
+    for (int i = 0; i < n; i++) {
+        double x = r[i].e[k] > 0 ? (least ? r[i].lm[k] : r[i].m[k]) / r[i].e[k] : 0;
+        if (x < *lo) *lo = x;
+        if (x > *hi) *hi = x;
+    }
+}
+
 int main(int argc, char **argv) {
-    const char *p[8];
+    const char *p[9];
     int workers, reps;
-    int np = bench_args(argc, argv, &workers, &reps, p, 8);
-    if (np != 8) bench_usage_exit(argv[0], "fib_n fib_w h L trees chol_n chol_nz ovh_n");
-    int fib_n = (int)bench_param_long(p, np, 0, 20);
-    fib_w = bench_param_long(p, np, 1, 20000);
+    int np = bench_args(argc, argv, &workers, &reps, p, 9);
+    if (np != 9) bench_usage_exit(argv[0], "fib_n fib_w h L trees chol_n chol_nz chol_cut ovh_n");
+    int fib_n = (int)bench_param_long(p, np, 0, 14);
+    fib_w = bench_param_long(p, np, 1, 400000);
     int h = (int)bench_param_long(p, np, 2, 3);
-    stress_leaf_iters = bench_param_long(p, np, 3, 4096);
+    stress_leaf_iters = bench_param_long(p, np, 3, 262144);
     long trees = bench_param_long(p, np, 4, 256);
-    long chol_n = bench_param_long(p, np, 5, 500), chol_nz = bench_param_long(p, np, 6, 2000);
-    int ovh_n = (int)bench_param_long(p, np, 7, 30);
+    long chol_n = bench_param_long(p, np, 5, 1000), chol_nz = bench_param_long(p, np, 6, 4000);
+    chol_cut = (int)bench_param_long(p, np, 7, 5);
+    int ovh_n = (int)bench_param_long(p, np, 8, 30);
     int rounds = reps > 1 ? reps : 5;
     chol_input in;
     chol_build(chol_n, chol_nz, &in);
@@ -328,7 +386,7 @@ int main(int argc, char **argv) {
     double seconds = bench_now() - t_all;
     chol_free(in.root, in.level);
 
-    char extra[2048];
+    char extra[4096];
     int len = 0;
     for (int k = 0; k < WORKLOADS; k++) {
         double m = median_of(rr, rounds, offsetof(round_result, m[k]));
@@ -343,11 +401,20 @@ int main(int argc, char **argv) {
                         median_of(rr, rounds, offsetof(round_result, wi[k])), names[k], e > 0 ? lm / e : 0,
                         names[k], median_of(rr, rounds, offsetof(round_result, lw1[k])), names[k],
                         median_of(rr, rounds, offsetof(round_result, lwi[k])));
+        double lo, hi, llo, lhi;
+        ratio_range(rr, rounds, k, 0, &lo, &hi);
+        ratio_range(rr, rounds, k, 1, &llo, &lhi);
+        len += snprintf(extra + len, sizeof extra - (size_t)len,
+                        "\"%s_ratio_lo\": %.4f, \"%s_ratio_hi\": %.4f, \"%s_least3_ratio_lo\": %.4f, "
+                        "\"%s_least3_ratio_hi\": %.4f, ",
+                        names[k], lo, names[k], hi, names[k], llo, names[k], lhi);
     }
     snprintf(extra + len, sizeof extra - (size_t)len,
-             "\"prof_fib_t1_ts\": %.4f, \"rounds\": %d, \"params\": \"%d %ld %d %ld %ld %ld %ld %d\"",
+             "\"cholesky_replay_work_ratio\": %.4f, \"prof_fib_t1_ts\": %.4f, \"rounds\": %d, "
+             "\"params\": \"%d %ld %d %ld %ld %ld %ld %d %d\"",
+             median_of(rr, rounds, offsetof(round_result, replay_work)),
              median_of(rr, rounds, offsetof(round_result, t1_ts)), rounds, fib_n, fib_w, h, stress_leaf_iters,
-             trees, chol_n, chol_nz, ovh_n);
+             trees, chol_n, chol_nz, chol_cut, ovh_n);
     printf("{\"seconds\": %.6f, \"check\": \"%s\", \"result\": %d", seconds, g_ok ? "ok" : "FAIL", rounds);
     return bench__report_end(g_ok, -1, extra);
 }
