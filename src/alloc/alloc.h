@@ -53,7 +53,7 @@
  * serve any size. Larger objects have mappings of their own. */
 #define MRN_MEDIUM_MAX ((size_t)(MRN_CHUNK_BLOCKS - 1) * MRN_BLOCK_SIZE - MRN_BLOCK_HDR)
 #define MRN_MEDIUM_CACHED 8                     /* runs of 1..8 blocks are cached in the heap */
-#define MRN_MEDIUM_KEEP 4                       /* cached runs per length and heap */
+#define MRN_MEDIUM_KEEP 32                      /* cached runs per length and heap (1 MB bounds them) */
 #define MRN_MEDIUM_KEEP_BYTES (1024 * 1024)     /* and at most this much per heap */
 /* A calloc of a recycled medium run of at least this many bytes decommits its whole pages instead
  * of clearing them (large.c: mrn_medium_zero). */
