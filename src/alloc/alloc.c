@@ -718,9 +718,12 @@ static void mrn_fork_child(void) {
 
 __attribute__((destructor)) static void mrn_stats_at_exit(void) {
     if (!mrn_show_stats) return;
-    size_t heaps[MRN_HEAP_STATES] = {0}, cold, chunks;
+    size_t heaps[MRN_HEAP_STATES] = {0}, cold, chunks, medium_hits = 0;
     mrn_lock_acquire(&mrn_heaps_lock);
-    for (mrn_heap *h = mrn_all_heaps; h; h = h->next_all) heaps[mrn_heap_state(h)]++;
+    for (mrn_heap *h = mrn_all_heaps; h; h = h->next_all) {
+        heaps[mrn_heap_state(h)]++;
+        medium_hits += atomic_load_explicit(&h->medium_hits, memory_order_relaxed); /* relaxed: statistics */
+    }
     mrn_lock_release(&mrn_heaps_lock);
     size_t pooled = mrn_pool_blocks(&cold, &chunks);
     mrn_alloc_say("allocator statistics (MERINO_ALLOC_STATS=1):");
@@ -732,7 +735,7 @@ __attribute__((destructor)) static void mrn_stats_at_exit(void) {
                   MRN_LOAD(block_gets), MRN_LOAD(block_puts), pooled, cold, MRN_LOAD(decommits),
                   MRN_LOAD(decay_blocks), MRN_LOAD(decays), MRN_LOAD(recommits), MRN_LOAD(zero_decommits));
     mrn_alloc_say("  large objects %zu (%zu MB); medium runs from the heap's cache %zu, from the pool %zu", MRN_LOAD(large),
-                  MRN_LOAD(large_bytes) >> 20, MRN_LOAD(medium_hits), MRN_LOAD(medium_misses));
+                  MRN_LOAD(large_bytes) >> 20, medium_hits, MRN_LOAD(medium_misses));
     mrn_alloc_say("  frees by other threads %zu, in %zu batches", MRN_LOAD(remote_frees), MRN_LOAD(remote_flushes));
     mrn_alloc_say("  heaps made %zu, adopted %zu times; now live %zu, abandoned %zu, lost to fork %zu",
                   MRN_LOAD(heaps), MRN_LOAD(adopted), heaps[MRN_HEAP_LIVE], heaps[MRN_HEAP_ABANDONED],

@@ -149,6 +149,7 @@ struct mrn_heap {
     mrn_block *medium[MRN_MEDIUM_CACHED][MRN_MEDIUM_KEEP]; /* cached medium runs, by length - 1 */
     uint8_t nmedium[MRN_MEDIUM_CACHED];
     size_t medium_bytes;
+    _Atomic size_t medium_hits; /* medium allocations from the cache (statistics; this thread writes) */
     mrn_heap *next_all;        /* every heap ever made (heaps are never unmapped) */
     mrn_heap *next_abandoned;  /* heaps of exited threads, waiting for a new thread */
     /* Objects of this heap freed by other threads, linked through their first word: pushed in
@@ -194,7 +195,7 @@ typedef struct mrn_alloc_stats {
     _Atomic size_t decays, decay_blocks;           /* decay passes that gave memory back; their blocks */
     _Atomic size_t zero_decommits;                 /* callocs zeroed by decommitting (mrn_medium_zero) */
     _Atomic size_t large, large_bytes;             /* uncached large allocations */
-    _Atomic size_t medium_hits, medium_misses;
+    _Atomic size_t medium_misses; /* (the cache's hits are counted per heap) */
     _Atomic size_t remote_frees, remote_flushes;   /* objects freed by other threads; batches */
     _Atomic size_t heaps, adopted;                 /* heaps made; heaps of exited threads reused */
     _Atomic size_t block_gets, block_puts;

@@ -80,9 +80,14 @@ static void *mrn_medium_alloc(mrn_heap *h, size_t size, bool zero) {
     mrn_block *b = NULL;
     bool fresh = false;
     if (k <= MRN_MEDIUM_CACHED && h->nmedium[k - 1]) {
+        /* A cached run's header is as the pool branch below left it (map_len k blocks, the object
+         * right after the header): not read here, its line is often cold. */
         b = h->medium[k - 1][--h->nmedium[k - 1]];
-        h->medium_bytes -= b->map_len;
-        MRN_STAT_ADD(medium_hits, 1);
+        h->medium_bytes -= (size_t)k * MRN_BLOCK_SIZE;
+        /* relaxed, and no read-modify-write: only h's thread writes it (a locked add on a shared
+         * counter waited for the program's pending stores at every medium allocation) */
+        atomic_store_explicit(&h->medium_hits, atomic_load_explicit(&h->medium_hits, memory_order_relaxed) + 1,
+                              memory_order_relaxed);
     } else {
         b = mrn_pool_get(k, &fresh);
         if (!b) return NULL;
@@ -95,8 +100,9 @@ static void *mrn_medium_alloc(mrn_heap *h, size_t size, bool zero) {
     }
     /* relaxed: h's from now; the program hands the object to other threads itself */
     atomic_store_explicit(&b->owner_tag, (uintptr_t)h | MRN_TAG_LARGE, memory_order_relaxed);
-    if (zero && !fresh) mrn_medium_zero(b->free, size);
-    return b->free;
+    char *p = (char *)b + MRN_BLOCK_HDR; /* b->free */
+    if (zero && !fresh) mrn_medium_zero(p, size);
+    return p;
 }
 
 void *mrn_large_alloc(mrn_heap *h, size_t size, size_t align, bool zero) {
@@ -121,11 +127,11 @@ void mrn_large_free(mrn_heap *h, mrn_block *b) {
         return;
     }
     if (h && k <= MRN_MEDIUM_CACHED && h->nmedium[k - 1] < MRN_MEDIUM_KEEP &&
-        h->medium_bytes + b->map_len <= MRN_MEDIUM_KEEP_BYTES) {
+        h->medium_bytes + (size_t)k * MRN_BLOCK_SIZE <= MRN_MEDIUM_KEEP_BYTES) {
         /* relaxed: marks it cached for the debug checks; it is h's, whose thread is this one */
         atomic_store_explicit(&b->owner_tag, (uintptr_t)h | MRN_TAG_LARGE | MRN_TAG_CACHED, memory_order_relaxed);
         h->medium[k - 1][h->nmedium[k - 1]++] = b;
-        h->medium_bytes += b->map_len;
+        h->medium_bytes += (size_t)k * MRN_BLOCK_SIZE; /* its map_len */
         return;
     }
     mrn_pool_put(b, k);
