@@ -7,6 +7,7 @@
 #include "alloc_test.h"
 
 #include <stdatomic.h>
+#include <stdbool.h>
 
 static atomic_int g_stop, g_ready;
 static void *g_shared[64]; /* objects of a busy thread's heap, freed by every child */
@@ -39,7 +40,8 @@ static void *child_thread(void *arg) {
     return NULL;
 }
 
-static int child_work(uint64_t s) {
+/* shared: free g_shared too (a grandchild must not: its parent, the child, freed them already). */
+static int child_work(uint64_t s, bool shared) {
     void *p[500];
     for (int i = 0; i < 500; i++) {
         size_t n = at_size(&s, 50000);
@@ -48,7 +50,8 @@ static int child_work(uint64_t s) {
         at_fill(p[i], n, (uint64_t)i);
         if (at_check(p[i], n, (uint64_t)i) >= 0) return 4;
     }
-    for (int i = 0; i < 64; i++) merino_free(g_shared[i]);
+    if (shared)
+        for (int i = 0; i < 64; i++) merino_free(g_shared[i]);
     void *handed = p[0];
 #if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
     /* Under the sanitizers the child's thread works inline: ThreadSanitizer refuses new threads
@@ -76,10 +79,10 @@ int main(void) {
         pid_t pid = fork();
         CHECK(pid >= 0);
         if (pid == 0) {
-            int rc = child_work(seed + (uint64_t)f);
+            int rc = child_work(seed + (uint64_t)f, true);
             if (rc == 0 && f % 10 == 0) { /* a grandchild, forked from a child with a thread gone */
                 pid_t g = fork();
-                if (g == 0) _exit(child_work(seed + 7));
+                if (g == 0) _exit(child_work(seed + 7, false));
                 int st;
                 waitpid(g, &st, 0);
                 rc = WIFEXITED(st) ? WEXITSTATUS(st) : 6;

@@ -264,69 +264,206 @@ static void mrn_owner_free(mrn_heap *h, mrn_block *b, void *p) {
     if (--b->used == 0) mrn_block_emptied(h, b);
 }
 
-/* Whether objects of b (with owner tag tag) have a second word for the prefetch hint (mrn_batch). */
-static inline bool mrn_has_hint(const mrn_block *b) { return b->size >= 16; } /* a medium run's size is its length */
+static void *mrn_small_alloc_slow(mrn_heap *h, unsigned c);
 
-/* Takes every object other threads have freed into h and frees it into its block. */
+/* Spare buffers a heap keeps for its next batches; more go back to its blocks. 16: twice the
+ * batches a thread holds at once, so a steady stream of flushes and returns allocates none. */
+#define MRN_SPARE_KEEP 16
+
+/* Frees buf, one of h's own spare buffers, into its block (as the owner would). */
+static void mrn_buf_drop(mrn_heap *h, mrn_buf *buf) { mrn_owner_free(h, mrn_block_of(buf), buf); }
+
+/* Keeps buf (h's own) as a spare for h's next batches, or frees it when h has enough. */
+static void mrn_buf_keep(mrn_heap *h, mrn_buf *buf) {
+    if (h->nspare >= MRN_SPARE_KEEP) {
+        mrn_buf_drop(h, buf);
+        return;
+    }
+    buf->next = h->spare;
+    h->spare = buf;
+    h->nspare++;
+}
+
+/* A buffer for a new batch of h (live, this thread's), NULL when out of memory. Its own spares
+ * first, then those other heaps gave back, then a new one from h's blocks — the allocation may
+ * take malloc's slow path, which flushes h's batches and collects its remote frees: neither needs
+ * a buffer (a collection gives buffers back, it never frees or allocates one), so this does not
+ * recurse. */
+static mrn_buf *mrn_buf_get(mrn_heap *h) {
+    if (!h->spare && atomic_load_explicit(&h->spare_in, memory_order_relaxed)) { /* relaxed: a peek */
+        /* acquire: pairs with mrn_buf_return's release: the collector's reads of the buffers
+         * before we write them again */
+        mrn_buf *in = atomic_exchange_explicit(&h->spare_in, NULL, memory_order_acquire);
+        while (in) {
+            mrn_buf *next = in->next;
+            mrn_buf_keep(h, in);
+            in = next;
+        }
+    }
+    mrn_buf *buf = h->spare;
+    if (buf) {
+        h->spare = buf->next;
+        h->nspare--;
+        return buf;
+    }
+    unsigned c = mrn_class_of[(sizeof(mrn_buf) + 7) >> 3];
+    mrn_block *b = h->active[c];
+    buf = b->free;
+    if (buf) {
+        b->free = *(void **)buf;
+        b->used++;
+    } else if (!(buf = mrn_small_alloc_slow(h, c))) {
+        return NULL;
+    }
+    buf->from = h;
+    MRN_STAT_ADD(remote_bufs, 1);
+    return buf;
+}
+
+/* h has collected buf's objects: buf goes back to the heap it came from. h may be acting for an
+ * abandoned heap (mrn_heap_reclaim), so buf->from == h is possible only through that heap. */
+static void mrn_buf_return(mrn_heap *h, mrn_buf *buf) {
+    mrn_heap *from = buf->from;
+    if (from == h) {
+        mrn_buf_keep(h, buf);
+        return;
+    }
+    /* relaxed: the CAS below checks it */
+    mrn_buf *old = atomic_load_explicit(&from->spare_in, memory_order_relaxed);
+    do {
+        buf->next = old;
+        /* release: our reads of the buffer (and the link above) before its heap writes it again
+         * (its acquire exchange in mrn_buf_get) */
+    } while (!atomic_compare_exchange_weak_explicit(&from->spare_in, &old, buf, memory_order_release,
+                                                    memory_order_relaxed));
+}
+
+/* A prefetch for writing (PREFETCHW: the line comes exclusive, other cores' copies invalidated):
+ * gcc's __builtin_prefetch(p, 1) emits it only with -mprfchw, and a plain prefetch leaves the
+ * write to wait for the invalidation. It never faults. */
+static inline void mrn_prefetchw(const void *p) {
+#if defined(__x86_64__)
+    __asm__ volatile("prefetchw %0" : : "m"(*(const char *)p));
+#else
+    __builtin_prefetch(p, 1);
+#endif
+}
+
+/* Frees p, an object of h that another thread freed, into its block. */
+static inline void mrn_collect_one(mrn_heap *h, void *p) {
+    mrn_block *b = mrn_block_of(p);
+    /* relaxed: h's own block or medium run, whose tag only this thread writes */
+    uintptr_t tag = atomic_load_explicit(&b->owner_tag, memory_order_relaxed);
+    if (MRN_LIKELY(tag == (uintptr_t)h)) { /* a plain block (no flag): as merino_free's fast path */
+        *(void **)p = b->free;
+        b->free = p;
+        if (--b->used == 0) mrn_block_emptied(h, b);
+    } else if (tag & MRN_TAG_LARGE) {
+        mrn_large_free(h, b);
+    } else {
+        mrn_owner_free(h, b, p);
+    }
+}
+
+/* Takes every object other threads have freed into h and frees it into its block; the buffers
+ * that held them go back to their heaps. */
 static void mrn_heap_collect(mrn_heap *h) {
     /* relaxed: a peek; the exchange below orders what it takes */
     if (!atomic_load_explicit(&h->remote, memory_order_relaxed)) return;
-    /* acquire: the pushers' last writes to the objects and their links, before we reuse them */
-    void *p = atomic_exchange_explicit(&h->remote, NULL, memory_order_acquire);
-    while (p) {
-        void *next = *(void **)p;
-        mrn_block *b = mrn_block_of(p);
-        /* relaxed: h's own block or medium run, whose tag only this thread writes */
-        uintptr_t tag = atomic_load_explicit(&b->owner_tag, memory_order_relaxed);
-        if (mrn_has_hint(b)) __builtin_prefetch(((void **)p)[1]); /* a hint: any value is harmless */
-        if (MRN_LIKELY(tag == (uintptr_t)h)) { /* a plain block (no flag): as merino_free's fast path */
-            *(void **)p = b->free;
-            b->free = p;
-            if (--b->used == 0) mrn_block_emptied(h, b);
-        } else if (tag & MRN_TAG_LARGE) {
-            mrn_large_free(h, b);
-        } else {
-            mrn_owner_free(h, b, p);
+    /* acquire: the pushers' last writes to the objects and their buffers, before we reuse them */
+    void *e = atomic_exchange_explicit(&h->remote, NULL, memory_order_acquire);
+    while (e) {
+        if ((uintptr_t)e & 1) { /* one object, linked through its first word */
+            void *p = (char *)e - 1;
+            e = *(void **)p;
+            mrn_collect_one(h, p);
+            continue;
         }
-        p = next;
+        mrn_buf *buf = e;
+        e = buf->next;
+        uint32_t n = buf->n;
+        /* The objects' lines were last touched by the freeing thread (which read them, often):
+         * MRN_AHEAD of them in flight, fetched for writing (we write each one's first word); the
+         * buffer itself is read in order, which the hardware prefetches. */
+        for (uint32_t i = 0; i < n && i < MRN_AHEAD; i++) mrn_prefetchw(buf->p[i]);
+        for (uint32_t i = 0; i < n; i++) {
+            if (i + MRN_AHEAD < n) mrn_prefetchw(buf->p[i + MRN_AHEAD]);
+            mrn_collect_one(h, buf->p[i]);
+        }
+        mrn_buf_return(h, buf);
     }
+}
+
+/* Takes in the buffers other heaps gave back to h and frees them and h's spares (h is one no
+ * thread allocates from: exiting, or abandoned and reclaimed). */
+static void mrn_spares_drop(mrn_heap *h) {
+    /* acquire: as in mrn_buf_get */
+    mrn_buf *in = atomic_exchange_explicit(&h->spare_in, NULL, memory_order_acquire);
+    while (in) {
+        mrn_buf *next = in->next;
+        mrn_buf_drop(h, in);
+        in = next;
+    }
+    while (h->spare) {
+        mrn_buf *buf = h->spare;
+        h->spare = buf->next;
+        mrn_buf_drop(h, buf);
+    }
+    h->nspare = 0;
 }
 
 /* ---- frees into other heaps ------------------------------------------------------------------------ */
 
-/* Pushes the list head..tail (linked through first words) onto to's remote list in one CAS. */
-static void mrn_remote_push(mrn_heap *to, void *head, void *tail) {
+/* Pushes entry (a buffer, or an object with its low bit set) onto to's remote list in one CAS;
+ * link: where the entry's link lives (the buffer's next, the object's first word). */
+static void mrn_remote_push(mrn_heap *to, void *entry, void **link) {
     /* relaxed: the CAS below checks it */
     void *old = atomic_load_explicit(&to->remote, memory_order_relaxed);
     do {
-        *(void **)tail = old;
-        /* release: our last writes to the objects and the links above, before the owner's
-         * acquire exchange in mrn_heap_collect reuses them */
-    } while (!atomic_compare_exchange_weak_explicit(&to->remote, &old, head, memory_order_release,
+        *link = old;
+        /* release: our last writes to the objects, the buffer and the link above, before the
+         * owner's acquire exchange in mrn_heap_collect reuses them */
+    } while (!atomic_compare_exchange_weak_explicit(&to->remote, &old, entry, memory_order_release,
                                                     memory_order_relaxed));
 }
 
+/* One object p of heap to, freed by a thread with no batch to put it in (exiting, out of memory). */
+static void mrn_remote_push_one(mrn_heap *to, void *p) {
+    MRN_STAT_ADD(remote_frees, 1);
+    mrn_remote_push(to, (char *)p + 1, (void **)p);
+}
+
+/* A batch of at most this many objects goes as a chain of lone objects (linked through their
+ * first words, which this thread then writes) and keeps its buffer: a buffer sent to a heap whose
+ * thread does not collect for a while (a main thread that waits for its workers) stays there, and
+ * the flushes at each slow-path allocation send small batches — in larson-many, 492 buffers
+ * (1.2 MB) were made, most holding a few objects of the main thread's heap. */
+#define MRN_CHAIN_MAX 16
+
 static void mrn_batch_flush(mrn_heap *me, mrn_batch *s) {
-    mrn_remote_push(s->to, s->head, s->tail);
+    mrn_buf *buf = s->buf;
+    if (s->n <= MRN_CHAIN_MAX) {
+        for (uint32_t i = 0; i + 1 < s->n; i++) *(void **)buf->p[i] = (char *)buf->p[i + 1] + 1;
+        mrn_remote_push(s->to, (char *)buf->p[0] + 1, (void **)buf->p[s->n - 1]);
+        mrn_buf_keep(me, buf);
+    } else {
+        buf->n = s->n;
+        mrn_remote_push(s->to, buf, (void **)&buf->next);
+    }
     /* An exited thread's heap has no owner to take these: give its emptied blocks back now. */
     if (MRN_UNLIKELY(mrn_heap_state(s->to) == MRN_HEAP_ABANDONED)) mrn_heap_reclaim(s->to);
     MRN_STAT_ADD(remote_flushes, 1);
     MRN_STAT_ADD(remote_frees, s->n);
     me->batched -= s->n;
     s->to = NULL;
-    s->head = s->tail = NULL;
+    s->buf = NULL;
     s->n = s->bytes = 0;
-    for (unsigned i = 0; i < MRN_AHEAD; i++) s->ahead[i] = NULL;
 }
 
-/* Adds p (whose block is b) to the batch s of this thread (heap me). */
+/* Adds p (whose block is b) to the batch s of this thread (heap me): an entry of its buffer; the
+ * object itself is not written. */
 static inline void mrn_batch_add(mrn_heap *me, mrn_batch *s, void *p, const mrn_block *b) {
-    void **o = p;
-    o[0] = s->head;
-    if (mrn_has_hint(b)) o[1] = s->ahead[s->n % MRN_AHEAD]; /* the object MRN_AHEAD down the list */
-    s->ahead[s->n % MRN_AHEAD] = p;
-    s->head = p;
-    if (!s->tail) s->tail = p;
+    s->buf->p[s->n] = p;
     me->batched++;
     s->bytes += b->size;
     if (++s->n >= MRN_BATCH_MAX || s->bytes >= MRN_BATCH_BYTES) mrn_batch_flush(me, s);
@@ -341,25 +478,31 @@ static void mrn_batches_flush(mrn_heap *me) {
  * empty heap). */
 static void mrn_foreign_free(mrn_heap *me, mrn_heap *to, void *p, const mrn_block *b) {
     if (MRN_UNLIKELY(me == &mrn_empty_heap)) { /* exiting, or out of memory: no batch to use */
-        MRN_STAT_ADD(remote_frees, 1);
-        mrn_remote_push(to, p, p);
+        mrn_remote_push_one(to, p);
         return;
     }
-    mrn_batch *s = NULL, *spare = NULL;
-    for (unsigned i = 0; i < MRN_BATCHES; i++) {
+    mrn_batch *s = NULL;
+    for (unsigned i = 0; i < MRN_BATCHES; i++)
         if (me->batch[i].to == to) {
             s = &me->batch[i];
             break;
         }
-        if (!me->batch[i].to && !spare) spare = &me->batch[i];
-    }
     if (!s) {
-        if (!spare) { /* every slot is taken by another heap: send one slot's batch on its way */
-            spare = &me->batch[me->batch_next++ % MRN_BATCHES];
-            mrn_batch_flush(me, spare);
+        /* First the buffer: getting one may flush every batch (malloc's slow path), so the free
+         * slot is looked for after. */
+        mrn_buf *buf = mrn_buf_get(me);
+        if (MRN_UNLIKELY(!buf)) {
+            mrn_remote_push_one(to, p);
+            return;
         }
-        s = spare;
+        for (unsigned i = 0; i < MRN_BATCHES && !s; i++)
+            if (!me->batch[i].to) s = &me->batch[i];
+        if (!s) { /* every slot is taken by another heap: send one slot's batch on its way */
+            s = &me->batch[me->batch_next++ % MRN_BATCHES];
+            mrn_batch_flush(me, s);
+        }
         s->to = to;
+        s->buf = buf;
     }
     me->batch_last = s;
     mrn_batch_add(me, s, p, b);
@@ -630,6 +773,7 @@ MERINO_ALLOC_API void *merino_aligned_alloc(size_t alignment, size_t size) {
  * and its cached medium mappings back to the OS: for a heap no thread allocates from. */
 static void mrn_heap_trim(mrn_heap *h) {
     mrn_heap_collect(h);
+    mrn_spares_drop(h);
     mrn_medium_drop(h);
     for (unsigned c = 0; c < MRN_NCLASSES; c++) {
         mrn_block *b = h->active[c];
@@ -736,7 +880,8 @@ __attribute__((destructor)) static void mrn_stats_at_exit(void) {
                   MRN_LOAD(decay_blocks), MRN_LOAD(decays), MRN_LOAD(recommits), MRN_LOAD(zero_decommits));
     mrn_alloc_say("  large objects %zu (%zu MB); medium runs from the heap's cache %zu, from the pool %zu", MRN_LOAD(large),
                   MRN_LOAD(large_bytes) >> 20, medium_hits, MRN_LOAD(medium_misses));
-    mrn_alloc_say("  frees by other threads %zu, in %zu batches", MRN_LOAD(remote_frees), MRN_LOAD(remote_flushes));
+    mrn_alloc_say("  frees by other threads %zu, in %zu batches (%zu buffers made)", MRN_LOAD(remote_frees),
+                  MRN_LOAD(remote_flushes), MRN_LOAD(remote_bufs));
     mrn_alloc_say("  heaps made %zu, adopted %zu times; now live %zu, abandoned %zu, lost to fork %zu",
                   MRN_LOAD(heaps), MRN_LOAD(adopted), heaps[MRN_HEAP_LIVE], heaps[MRN_HEAP_ABANDONED],
                   heaps[MRN_HEAP_LOST]);

@@ -117,20 +117,28 @@ static inline char *mrn_block_data(mrn_block *b) { return (char *)b + MRN_BLOCK_
 
 /* ---- heaps --------------------------------------------------------------------------------------- */
 
-/* A batch's objects are linked through their first word; an object with a second word (all but the
- * 8-byte class) holds there the object MRN_AHEAD places further down the list, which the owner
- * prefetches while it walks the list: its walk is a chain of cache misses (the objects were last
- * written by the freeing thread), and the hint lets MRN_AHEAD of them be in flight at once. 8
- * rather than 4: speed-cross +11%, xmalloc-test +10%, larson-many +2% (2 threads, 9 interleaved
- * rounds); 16 was slower than 8. */
+/* A batch is an array of the objects' addresses, in a buffer (mrn_buf) the freeing thread allocated
+ * from its own heap: the freeing thread never writes another heap's object (it reads only the
+ * block header's tag), and the owner, which knows every address without reading the objects,
+ * prefetches them for writing (PREFETCHW: the lines come exclusive, the freeing core's copies
+ * invalidated) MRN_AHEAD entries ahead of the one it pushes on its block's free list. Paired with
+ * the linked batches before (2 threads, scale 4, 15 rounds): speed-cross +20%, xmalloc-test +24%,
+ * larson-many +3%; arrays with a plain prefetch, or the lists with PREFETCHW, gained 0-3%.
+ * Batches of at most MRN_CHAIN_MAX objects go as chains through the objects (alloc.c). */
 #define MRN_AHEAD 8
 
+typedef struct mrn_buf {
+    struct mrn_buf *next; /* the remote list (a list of buffers), or a heap's spare buffers */
+    mrn_heap *from;       /* the heap the buffer was allocated from (its spare buffers get it back) */
+    uint32_t n;           /* objects in p */
+    void *p[MRN_BATCH_MAX];
+} mrn_buf;
+
 typedef struct mrn_batch {
-    mrn_heap *to;      /* owning heap of the objects, NULL when the slot is unused */
-    void *head, *tail; /* objects linked through their first word */
+    mrn_heap *to;   /* owning heap of the objects, NULL when the slot is unused */
+    mrn_buf *buf;   /* the objects so far (NULL with to) */
     uint32_t n;
-    uint32_t bytes;    /* the objects' sizes (block headers' size: a medium object's run) */
-    void *ahead[MRN_AHEAD]; /* the last MRN_AHEAD objects added, by n % MRN_AHEAD */
+    uint32_t bytes; /* the objects' sizes (block headers' size: a medium object's run) */
 } mrn_batch;
 
 /* LIVE: a thread's; ABANDONED: its thread exited, on the abandoned list; RECLAIMING: off that list
@@ -146,18 +154,26 @@ struct mrn_heap {
     mrn_batch *batch_last;           /* the slot the last foreign free went to (never NULL) */
     uint32_t batch_next;             /* round-robin victim when every batch slot is taken */
     uint32_t batched;                /* objects in batches (flushed in the slow path) */
+    mrn_buf *spare;                  /* buffers for new batches (owner only; come from spare_in) */
+    uint32_t nspare;
     mrn_block *medium[MRN_MEDIUM_CACHED][MRN_MEDIUM_KEEP]; /* cached medium runs, by length - 1 */
     uint8_t nmedium[MRN_MEDIUM_CACHED];
     size_t medium_bytes;
     _Atomic size_t medium_hits; /* medium allocations from the cache (statistics; this thread writes) */
     mrn_heap *next_all;        /* every heap ever made (heaps are never unmapped) */
     mrn_heap *next_abandoned;  /* heaps of exited threads, waiting for a new thread */
-    /* Objects of this heap freed by other threads, linked through their first word: pushed in
-     * batches by any thread, taken all at once by the owner. Its own line: written by others. */
+    /* Objects of this heap freed by other threads: a list of buffers (mrn_buf, linked through
+     * next) pushed by any thread, taken all at once by the owner; an entry with its low bit set is
+     * one object linked through its own first word to the next entry (a small batch's chain, or
+     * the free of a thread with no heap: exiting, or out of memory). Its own line: written by
+     * others. */
     _Alignas(64) _Atomic(void *) remote;
     /* MRN_HEAP_*, written under the heaps lock; on remote's line, which a thread that flushes a
      * batch here reads it from right after its push, and which the owner does not write often. */
     _Atomic int state;
+    /* This heap's buffers, given back by the heaps that collected them (a Treiber stack: pushed by
+     * any thread, taken whole by the owner). On remote's line: written by the same threads. */
+    _Atomic(mrn_buf *) spare_in;
 };
 
 /* ---- OS and locks (os.c) ------------------------------------------------------------------------- */
@@ -197,6 +213,7 @@ typedef struct mrn_alloc_stats {
     _Atomic size_t large, large_bytes;             /* uncached large allocations */
     _Atomic size_t medium_misses; /* (the cache's hits are counted per heap) */
     _Atomic size_t remote_frees, remote_flushes;   /* objects freed by other threads; batches */
+    _Atomic size_t remote_bufs;                    /* batch buffers allocated */
     _Atomic size_t heaps, adopted;                 /* heaps made; heaps of exited threads reused */
     _Atomic size_t block_gets, block_puts;
 } mrn_alloc_stats;
