@@ -74,6 +74,7 @@ typedef struct state {
     int8_t ret_old;
     int8_t collects_left;
     int8_t steps;            /* entries walked in this collection (a cycle check) */
+    int8_t bad;              /* a spare list held an entry that is not a buffer (broken variants) */
 } state;
 
 static int g_broken;
@@ -112,6 +113,10 @@ static void step_pusher(state *s, int p) {
             int buf;
             if (s->priv[p] != NIL) {
                 buf = s->priv[p];
+                if (buf < 0 || buf >= NBUF) { /* a corrupt spare list (only a broken variant) */
+                    s->bad = 1;
+                    return;
+                }
                 s->priv[p] = s->buf_next[buf];
             } else {
                 CHECK_MSG(s->fresh[p] < 2, "model: pusher %d needs a third buffer", p);
@@ -207,8 +212,10 @@ static bool end_ok(const state *s) {
         if (s->collected[o] != 1) return false;
     for (int p = 0; p < PUSHERS; p++) {
         int n = 0;
-        for (int b = s->spare_in[p]; b != NIL && n <= NBUF; b = s->buf_next[b]) n++;
-        for (int b = s->priv[p]; b != NIL && n <= NBUF; b = s->buf_next[b]) n++;
+        for (int b = s->spare_in[p]; b != NIL && n <= NBUF; b = s->buf_next[b], n++)
+            if (b < 0 || b >= NBUF) return false; /* not a buffer: the list is corrupt */
+        for (int b = s->priv[p]; b != NIL && n <= NBUF; b = s->buf_next[b], n++)
+            if (b < 0 || b >= NBUF) return false;
         if (n != s->fresh[p]) return false;
     }
     return true;
@@ -232,6 +239,11 @@ static void explore(const state *s, long *paths, long *failures) {
         pushers_done = false;
         state t = *s;
         step_pusher(&t, p);
+        if (t.bad) { /* a failure, as a walk that does not end */
+            np++;
+            nf++;
+            continue;
+        }
         long a, b;
         explore(&t, &a, &b);
         np += a;
