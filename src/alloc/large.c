@@ -96,11 +96,11 @@ static void *mrn_medium_alloc(mrn_heap *h, size_t size, bool zero) {
         b->map_len = (size_t)k * MRN_BLOCK_SIZE;
         b->cls = k;
         b->size = (uint32_t)b->map_len; /* what a batch of frees counts (alloc.c: mrn_batch_add) */
-        b->free = (char *)b + MRN_BLOCK_HDR;
+        b->free = mrn_block_data(b);
     }
     /* relaxed: h's from now; the program hands the object to other threads itself */
     atomic_store_explicit(&b->owner_tag, (uintptr_t)h | MRN_TAG_LARGE, memory_order_relaxed);
-    char *p = (char *)b + MRN_BLOCK_HDR; /* b->free */
+    char *p = mrn_block_data(b); /* b->free */
     if (zero && !fresh) mrn_medium_zero(p, size);
     return p;
 }
