@@ -1,6 +1,7 @@
 /* Every alignment from 1 to 4096 with merino_aligned_alloc: powers of two give an address of that
  * alignment, usable for the size asked (written and checked), freed by this thread or another;
- * anything else fails with NULL and EINVAL. Larger powers of two (to 1 MB) and large sizes too. */
+ * anything else fails with NULL and EINVAL. Larger powers of two (to 4 MB) and large sizes too, each
+ * written over all its usable size (a header or a neighbour in it would be overwritten). */
 #include "check.h"
 
 #include "alloc_test.h"
@@ -10,8 +11,13 @@
 static const size_t g_sizes[] = {1, 7, 16, 24, 100, 1000, 4096, 5000, 9000, 70000};
 enum { NSIZES = sizeof g_sizes / sizeof g_sizes[0] };
 
+/* Sizes for the larger alignments: the small and medium ones above, and large objects (a mapping
+ * of their own), whose header is in the megabyte below the object when it is aligned to 1 MB or more. */
+static const size_t g_big[] = {(size_t)1 << 20, 1500000, (size_t)3 << 20};
+enum { NBIG = sizeof g_big / sizeof g_big[0], NHAND = (NSIZES + NBIG) * 13 };
+
 typedef struct handoff {
-    void *p[NSIZES * 13];
+    void *p[NHAND];
     int n;
 } handoff;
 
@@ -43,22 +49,25 @@ int main(void) {
             at_fill(p, n, tag);
             CHECK(at_check(p, n, tag) < 0);
             pow2++;
-            if ((at_next(&seed) & 3) == 0 && h.n < NSIZES * 13)
+            if ((at_next(&seed) & 3) == 0 && h.n < NHAND)
                 h.p[h.n++] = p; /* freed by another thread below */
             else
                 merino_free(p);
         }
     }
-    /* Larger alignments, small and large sizes: objects a whole block or more past their header. */
-    for (size_t align = 8192; align <= (1u << 20); align *= 2) {
-        for (int k = 0; k < NSIZES; k++) {
-            unsigned char *p = (unsigned char *)merino_aligned_alloc(align, g_sizes[k]);
-            CHECK_MSG(p && ((uintptr_t)p & (align - 1)) == 0, "aligned_alloc(%zu, %zu) = %p", align, g_sizes[k],
-                      (void *)p);
-            at_fill(p, g_sizes[k], align);
-            CHECK(at_check(p, g_sizes[k], align) < 0);
-            CHECK(merino_usable_size(p) >= g_sizes[k]);
-            if (h.n < NSIZES * 13)
+    /* Larger alignments, small, medium and large sizes. */
+    for (size_t align = 8192; align <= ((size_t)4 << 20); align *= 2) {
+        for (int k = 0; k < NSIZES + NBIG; k++) {
+            size_t n = k < NSIZES ? g_sizes[k] : g_big[k - NSIZES];
+            unsigned char *p = (unsigned char *)merino_aligned_alloc(align, n);
+            CHECK_MSG(p && ((uintptr_t)p & (align - 1)) == 0, "aligned_alloc(%zu, %zu) = %p", align, n, (void *)p);
+            size_t usable = merino_usable_size(p);
+            CHECK_MSG(usable >= n, "aligned_alloc(%zu, %zu): usable size %zu", align, n, usable);
+            at_fill(p, usable, align);
+            CHECK(at_check(p, usable, align) < 0);
+            CHECK_MSG(merino_usable_size(p) == usable, "aligned_alloc(%zu, %zu): writing its usable size "
+                      "changed it (its header is inside the object)", align, n);
+            if (h.n < NHAND)
                 h.p[h.n++] = p;
             else
                 merino_free(p);

@@ -1,4 +1,5 @@
-/* The pool of blocks (src/alloc/pool.c) driven directly by two threads: runs of 1 to 63 blocks
+/* The pool of blocks (src/alloc/pool.c) driven directly by two threads: runs of 1 to 63 blocks (62
+ * in debug builds)
  * taken and given back in random order, with a small resident bound so that trims (decommits of
  * runs in transit, unmapped chunks) happen all along. Checks that runs never overlap (each block of a
  * run carries the run's stamp, checked before the run goes back), that a run said to read as zero
@@ -13,7 +14,7 @@
 enum { SLOTS = 64, THREADS = 2 };
 
 typedef struct run {
-    mrn_block *b;
+    mrn_block *b; /* the header of its first block */
     unsigned k;
     uint64_t tag;
 } run;
@@ -21,22 +22,23 @@ typedef struct run {
 static long g_rounds;
 static uint64_t g_seed;
 
-/* The words a run's stamp sits in: past the block header's place in each block, and the run's last. */
+/* The words a run's stamp sits in: the first of each block, and the run's last. */
 static uint64_t *word(const run *r, unsigned i) {
-    return (uint64_t *)((char *)r->b + (size_t)i * MRN_BLOCK_SIZE + MRN_BLOCK_HDR);
+    return (uint64_t *)(mrn_block_data(r->b) + (size_t)i * MRN_BLOCK_SIZE);
 }
 static uint64_t *last_word(const run *r) {
-    return (uint64_t *)((char *)r->b + (size_t)r->k * MRN_BLOCK_SIZE - 8);
+    return (uint64_t *)(mrn_block_data(r->b) + (size_t)r->k * MRN_BLOCK_SIZE - 8);
 }
 
 static void take(run *r, uint64_t *s) {
     uint64_t x = at_next(s);
-    r->k = (x & 3) ? 1 + (unsigned)(x >> 8) % 8 : 1 + (unsigned)(x >> 8) % 63; /* short runs more often */
+    r->k = (x & 3) ? 1 + (unsigned)(x >> 8) % 8 : 1 + (unsigned)(x >> 8) % MRN_CHUNK_USABLE; /* short runs more often */
     r->tag = at_next(s);
     bool zero = false;
     r->b = mrn_pool_get(r->k, &zero);
     CHECK(r->b != NULL);
-    CHECK_MSG(((uintptr_t)r->b & (MRN_BLOCK_SIZE - 1)) == 0, "run %p not aligned to a block", (void *)r->b);
+    CHECK_MSG(((uintptr_t)r->b & (MRN_BLOCK_HDR - 1)) == 0 && mrn_block_of(word(r, 0)) == r->b,
+              "run header %p is not the header of its first block", (void *)r->b);
     for (unsigned i = 0; i < r->k; i++) {
         if (zero) CHECK_MSG(*word(r, i) == 0, "a run said to read as zero has %#llx in block %u",
                             (unsigned long long)*word(r, i), i);
@@ -88,26 +90,28 @@ static void decay_states(void) {
     mrn_pool_keep = 16;
     mrn_decay_ms = 250; /* long enough that a preemption between a put and its check is no age */
     size_t d0 = atomic_load(&mrn_stats.decommits);
-    /* Two chunks' worth of runs of 21 blocks (3 per chunk: whole chunks). */
+    /* Two chunks' worth of runs of R blocks (3 per chunk: whole chunks but for debug builds' two
+     * blocks left, never touched: cold). */
+    enum { R = MRN_CHUNK_USABLE / 3 };
     mrn_block *old[3], *young[3];
-    for (int i = 0; i < 3; i++) old[i] = mrn_pool_get(21, NULL);
-    for (int i = 0; i < 3; i++) young[i] = mrn_pool_get(21, NULL);
+    for (int i = 0; i < 3; i++) old[i] = mrn_pool_get(R, NULL);
+    for (int i = 0; i < 3; i++) young[i] = mrn_pool_get(R, NULL);
     CHECK(old[0] && young[0]);
-    for (int i = 0; i < 3; i++) memset(old[i], 1, 21 * MRN_BLOCK_SIZE), memset(young[i], 1, 21 * MRN_BLOCK_SIZE);
-    mrn_pool_put(old[0], 21); /* 21 free blocks: above the bound, the decay is now pending */
+    for (int i = 0; i < 3; i++) memset(mrn_block_data(old[i]), 1, R * MRN_BLOCK_SIZE), memset(mrn_block_data(young[i]), 1, R * MRN_BLOCK_SIZE);
+    mrn_pool_put(old[0], R); /* R free blocks: above the bound, the decay is now pending */
     mrn_pool_tick();
-    CHECK_MSG(resident_free() == 21 && atomic_load(&mrn_stats.decommits) == d0,
+    CHECK_MSG(resident_free() == R && atomic_load(&mrn_stats.decommits) == d0,
               "%zu free blocks resident, %zu decommitted at once: memory went back before the decay period",
               resident_free(), (size_t)atomic_load(&mrn_stats.decommits) - d0);
-    mrn_pool_put(old[1], 21);
-    mrn_pool_put(old[2], 21);
+    mrn_pool_put(old[1], R);
+    mrn_pool_put(old[2], R);
     check_sleep(0.3); /* the old chunk ages past the period */
-    for (int i = 0; i < 3; i++) mrn_pool_put(young[i], 21); /* the other chunk is freed into now */
+    for (int i = 0; i < 3; i++) mrn_pool_put(young[i], R); /* the other chunk is freed into now */
     mrn_pool_tick();
     size_t left = resident_free(), d1 = atomic_load(&mrn_stats.decommits) - d0;
-    /* The old chunk (63 blocks) went back, decommitted or unmapped; the young one (63) stays. */
-    CHECK_MSG(left == 63, "%zu free blocks resident after the old chunk's period (%zu decommitted): want the "
-              "young chunk's 63, the old one's given back", left, d1);
+    /* The old chunk's 3R blocks went back, decommitted or unmapped; the young one's stay. */
+    CHECK_MSG(left == 3 * R, "%zu free blocks resident after the old chunk's period (%zu decommitted): want the "
+              "young chunk's %d, the old one's given back", left, d1, 3 * R);
     check_sleep(0.3);
     mrn_pool_tick(); /* now the young one too, down to the bound */
     left = resident_free();
@@ -130,9 +134,9 @@ int main(void) {
               "the test did not test it", decommits, unmaps);
 
     /* Merging: with no trims now, fill some chunks with short runs, give them back in random order;
-     * then every chunk mapped holds one free run of 63 blocks. */
+     * then every chunk mapped holds one free run of all its blocks. */
     mrn_pool_keep = (size_t)1 << 20;
-    enum { MANY = 4 * 63 };
+    enum { MANY = 4 * MRN_CHUNK_USABLE };
     static run many[MANY];
     uint64_t s = g_seed;
     for (int i = 0; i < MANY; i++) take(&many[i], &s);
@@ -146,19 +150,19 @@ int main(void) {
     size_t left = chunks_now(), mapped = atomic_load(&mrn_stats.chunks);
     CHECK(left >= 2);
     for (size_t i = 0; i < left; i++) {
-        many[i].b = mrn_pool_get(63, NULL);
+        many[i].b = mrn_pool_get(MRN_CHUNK_USABLE, NULL);
         CHECK(many[i].b != NULL);
     }
     CHECK_MSG(atomic_load(&mrn_stats.chunks) == mapped, "%zu whole-chunk runs mapped %zu new chunks with %zu "
               "chunks entirely free: freed blocks do not merge", left,
               (size_t)atomic_load(&mrn_stats.chunks) - mapped, left);
-    for (size_t i = 0; i < left; i++) mrn_pool_put(many[i].b, 63);
+    for (size_t i = 0; i < left; i++) mrn_pool_put(many[i].b, MRN_CHUNK_USABLE);
 
     mrn_pool_trim(0);
     CHECK_MSG(chunks_now() == 0, "%zu chunks still mapped after a trim to nothing with every block free", chunks_now());
     decay_states();
-    printf("test_alloc_pool: %d threads x %ld runs of 1..63 blocks; %zu blocks decommitted, %zu chunks unmapped "
+    printf("test_alloc_pool: %d threads x %ld runs of 1..%d blocks; %zu blocks decommitted, %zu chunks unmapped "
            "along the way; %zu chunks of short runs given back merged into whole runs; all unmapped by a trim\n",
-           THREADS, g_rounds, decommits, unmaps, left);
+           THREADS, g_rounds, MRN_CHUNK_USABLE, decommits, unmaps, left);
     return 0;
 }

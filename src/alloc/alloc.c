@@ -229,7 +229,7 @@ static void mrn_block_init(mrn_block *b, mrn_heap *h, unsigned c) {
     mrn_block_carve(b);
 #if MRN_ALLOC_DEBUG
     for (unsigned i = 0; i < MRN_BITMAP_WORDS; i++)
-        atomic_store_explicit(&b->live[i], 0, memory_order_relaxed); /* relaxed: the pool's lock orders it */
+        atomic_store_explicit(&mrn_block_live(b)[i], 0, memory_order_relaxed); /* relaxed: the pool's lock orders it */
 #endif
     /* relaxed: the block came through the pool's lock; other threads learn its owner only from an
      * object of it, which the program hands over with its own synchronization */
@@ -665,7 +665,7 @@ static void *mrn_debug_mark(void *p) {
     if (atomic_load_explicit(&b->owner_tag, memory_order_relaxed) & MRN_TAG_LARGE) return p;
     size_t i = (size_t)(mrn_object_start(b, p) - mrn_block_data(b)) / b->size;
     /* relaxed: debug bookkeeping; the object itself is handed over by the program */
-    atomic_fetch_or_explicit(&b->live[i / 64], (uint64_t)1 << (i % 64), memory_order_relaxed);
+    atomic_fetch_or_explicit(&mrn_block_live(b)[i / 64], (uint64_t)1 << (i % 64), memory_order_relaxed);
     return p;
 }
 
@@ -694,8 +694,9 @@ static void mrn_debug_check(const void *p, const char *what, bool release) {
     size_t i = (size_t)(start - mrn_block_data(b)) / b->size;
     uint64_t bit = (uint64_t)1 << (i % 64);
     /* relaxed: debug bookkeeping (an atomic RMW, so two racing frees cannot both see the bit) */
-    uint64_t old = release ? atomic_fetch_and_explicit(&b->live[i / 64], ~bit, memory_order_relaxed)
-                           : atomic_load_explicit(&b->live[i / 64], memory_order_relaxed);
+    _Atomic uint64_t *live = mrn_block_live(b);
+    uint64_t old = release ? atomic_fetch_and_explicit(&live[i / 64], ~bit, memory_order_relaxed)
+                           : atomic_load_explicit(&live[i / 64], memory_order_relaxed);
     if (!(old & bit))
         mrn_alloc_die("%s(%p): double free, or a pointer never returned (object of %u bytes at %p is free)",
                       what, p, b->size, (const void *)start);

@@ -1,11 +1,13 @@
 /* alloc.h — the allocator's internals, shared by its files (never included by users).
  *
- * Memory comes from the OS in chunks of 1 MB aligned to 1 MB: 64 blocks of 16 KB, the first the
- * chunk's header (pool.c). A block serves one size class of one thread's heap; its header (the first
- * MRN_BLOCK_HDR bytes) says everything free needs, and is found from any object in it by rounding
- * the address down: mrn_block_of(p). A medium object is a run of blocks with one header at its
- * start, a large one a mapping of its own with its header at the same rounded-down place, so free
- * tells them apart by the header alone. See docs/alloc.md.
+ * Memory comes from the OS in chunks of 1 MB aligned to 1 MB: 64 blocks of 16 KB, the first (two in
+ * debug builds) the chunk's header (pool.c). A block serves one size class of one thread's heap; its
+ * header (mrn_block, 128 bytes) says everything free needs. The headers of a chunk's blocks sit side
+ * by side in its first block, so that a program using many blocks does not make every header compete
+ * for the same cache sets (a header at each 16 KB boundary maps to one set of each cache level); one
+ * is found from any object by arithmetic on the address: mrn_block_of(p). A medium object is a run
+ * of blocks with the header of its first, a large one a mapping of its own laid out so that the same
+ * arithmetic finds its header, so free tells them apart by the header alone. See docs/alloc.md.
  */
 #ifndef MERINO_ALLOC_INTERNAL_H
 #define MERINO_ALLOC_INTERNAL_H
@@ -33,25 +35,31 @@
 
 #define MRN_BLOCK_SIZE ((uintptr_t)16384)
 #define MRN_CHUNK_BLOCKS 64 /* 1 MB chunks */
+#define MRN_CHUNK_SIZE (MRN_CHUNK_BLOCKS * MRN_BLOCK_SIZE)
 #define MRN_PAGE 4096
 /* Block header: two lines. The first is read by every thread that frees into the block and written
  * only when the block changes hands or state; the second is the owner's, written at every malloc
  * and free: a foreign free must not pull the line the owner is writing (with one line, each free
  * by another thread of an object from a block its owner allocates from cost a line transfer each
- * way). Debug builds add the bitmap of allocated objects (one bit per object, at most 2032 objects
- * of 8 bytes). */
+ * way). The headers of a chunk's 64 blocks fill the first 8 KB of its first block (the first
+ * header's place holds the pool's chunk record). Debug builds add a bitmap of allocated objects per
+ * block (one bit per object, at most 2048 objects of 8 bytes), after the headers: the chunk's
+ * header takes two blocks there. */
+#define MRN_BLOCK_HDR 128
 #define MRN_BITMAP_WORDS 32
-#define MRN_BLOCK_HDR (128 + (MRN_ALLOC_DEBUG ? MRN_BITMAP_WORDS * 8 : 0))
-#define MRN_BLOCK_DATA (MRN_BLOCK_SIZE - MRN_BLOCK_HDR)
-/* The largest small object: two per block, a multiple of 16. */
-#define MRN_SMALL_MAX ((MRN_BLOCK_DATA / 2) & ~(size_t)15)
+#define MRN_BITMAP_AT (MRN_CHUNK_BLOCKS * MRN_BLOCK_HDR) /* debug: the bitmaps' offset in a chunk */
+#define MRN_CHUNK_HDR_BLOCKS (MRN_ALLOC_DEBUG ? 2 : 1)
+#define MRN_CHUNK_USABLE (MRN_CHUNK_BLOCKS - MRN_CHUNK_HDR_BLOCKS) /* blocks a chunk hands out */
+#define MRN_BLOCK_DATA MRN_BLOCK_SIZE
+/* The largest small object: two per block. */
+#define MRN_SMALL_MAX ((size_t)MRN_BLOCK_DATA / 2)
 #define MRN_NCLASSES 29
 /* Medium objects (above MRN_SMALL_MAX) are runs of contiguous blocks from the pool, as many as
- * they need, up to 63 (a chunk less its header block); a heap keeps a few freed short runs (up to
+ * they need, up to MRN_CHUNK_USABLE (a chunk less its header); a heap keeps a few freed short runs (up to
  * MRN_MEDIUM_CACHED blocks) of each length for its next allocations, so they need not take the
  * pool's lock; longer runs go back to the pool, where freed neighbours merge into longer runs and
  * serve any size. Larger objects have mappings of their own. */
-#define MRN_MEDIUM_MAX ((size_t)(MRN_CHUNK_BLOCKS - 1) * MRN_BLOCK_SIZE - MRN_BLOCK_HDR)
+#define MRN_MEDIUM_MAX ((size_t)MRN_CHUNK_USABLE * MRN_BLOCK_SIZE)
 #define MRN_MEDIUM_CACHED 8                     /* runs of 1..8 blocks are cached in the heap */
 #define MRN_MEDIUM_KEEP 32                      /* cached runs per length and heap (1 MB bounds them) */
 #define MRN_MEDIUM_KEEP_BYTES (1024 * 1024)     /* and at most this much per heap */
@@ -100,20 +108,37 @@ typedef struct mrn_block {
     uint32_t used;     /* objects handed out and not yet freed back to this list (owner only) */
     uint32_t carved;   /* small: objects put on the free list so far (the rest untouched) */
     struct mrn_block *next, *prev; /* avail list of its bin; the pool's list when free */
-#if MRN_ALLOC_DEBUG
-    _Alignas(64) _Atomic uint64_t live[MRN_BITMAP_WORDS]; /* bit i: object i is allocated */
-#endif
 } mrn_block;
 
 _Static_assert(sizeof(mrn_block) == MRN_BLOCK_HDR, "the block header is MRN_BLOCK_HDR bytes");
+_Static_assert((MRN_BITMAP_AT + MRN_CHUNK_BLOCKS * MRN_BITMAP_WORDS * 8) <= MRN_CHUNK_HDR_BLOCKS * MRN_BLOCK_SIZE ||
+                   !MRN_ALLOC_DEBUG, "the debug bitmaps fit in the chunk's header blocks");
 
-/* The block holding p (p != NULL). p - 1 so that an object aligned to 16 KB or more, which sits a
- * whole block past its header, still finds it. */
+/* The header of the block holding p (p != NULL): header i of the megabyte p - 1 lies in, i being
+ * p's block in its megabyte. p - 1 for the megabyte so that a large object aligned to 1 MB or more
+ * (large.c) finds its header in the megabyte below; no object of a chunk starts at a megabyte
+ * boundary (block 0 is the header), so for them p - 1 is in p's megabyte. */
 static inline mrn_block *mrn_block_of(const void *p) {
-    return (mrn_block *)(((uintptr_t)p - 1) & ~(MRN_BLOCK_SIZE - 1));
+    uintptr_t a = (uintptr_t)p;
+    return (mrn_block *)((((a - 1) & ~(MRN_CHUNK_SIZE - 1))) +
+                         (((a / MRN_BLOCK_SIZE) % MRN_CHUNK_BLOCKS) * MRN_BLOCK_HDR));
 }
 
-static inline char *mrn_block_data(mrn_block *b) { return (char *)b + MRN_BLOCK_HDR; }
+/* The block (its first byte) whose header is b; a large object's header is in the megabyte below
+ * when the object is aligned to 1 MB or more, so this is for chunks' blocks only. */
+static inline char *mrn_block_data(const mrn_block *b) {
+    uintptr_t m = (uintptr_t)b;
+    return (char *)((m & ~(MRN_CHUNK_SIZE - 1)) + ((m % MRN_CHUNK_SIZE) / MRN_BLOCK_HDR) * MRN_BLOCK_SIZE);
+}
+
+#if MRN_ALLOC_DEBUG
+/* The bitmap of b's allocated objects: bit i, object i. */
+static inline _Atomic uint64_t *mrn_block_live(const mrn_block *b) {
+    uintptr_t m = (uintptr_t)b;
+    return (_Atomic uint64_t *)((m & ~(MRN_CHUNK_SIZE - 1)) + MRN_BITMAP_AT +
+                                ((m % MRN_CHUNK_SIZE) / MRN_BLOCK_HDR) * MRN_BITMAP_WORDS * 8);
+}
+#endif
 
 /* ---- heaps --------------------------------------------------------------------------------------- */
 
@@ -223,8 +248,8 @@ MRN_HIDDEN void mrn_stat_mapped(ptrdiff_t delta);
 
 /* ---- the pool of free blocks (pool.c) ------------------------------------------------------------ */
 
-/* A run of k contiguous free blocks (1 <= k <= 63), NULL when out of memory; *zero (if zero is not
- * NULL) says whether all of it reads as zero. */
+/* A run of k contiguous free blocks (1 <= k <= MRN_CHUNK_USABLE): the header of its first, NULL
+ * when out of memory; *zero (if zero is not NULL) says whether all of it reads as zero. */
 MRN_HIDDEN mrn_block *mrn_pool_get(unsigned k, bool *zero);
 MRN_HIDDEN void mrn_pool_put(mrn_block *b, unsigned k); /* an entirely free run back to the pool */
 MRN_HIDDEN void mrn_pool_trim(size_t keep);             /* gives back all but keep resident free blocks */

@@ -1,46 +1,51 @@
 /* large.c — objects larger than a block's two. Medium objects (up to MRN_MEDIUM_MAX, just under
- * 1 MB) are runs of contiguous blocks from the pool, with a block header at the run's start (so
- * merino_free finds it as it finds a small object's), in a ladder of run lengths; they belong to
+ * 1 MB) are runs of contiguous blocks from the pool, described by the header of the run's first
+ * block (so merino_free finds it as it finds a small object's), in a ladder of run lengths; they belong to
  * the heap that allocated them: freed, they go back to it (by another thread: in a batch, as small
  * objects do) and wait in its cache, a few per length and at most MRN_MEDIUM_KEEP_BYTES a heap —
  * the paper's "8K to ~64K should also be cached", extended to 1 MB. What overflows the cache goes
  * back to the pool, where neighbouring free blocks make longer runs again. Larger objects, and
- * those aligned above 64 bytes, have a mapping of their own, unmapped when freed, by any thread. */
+ * those aligned above a block, have a mapping of their own, unmapped when freed, by any thread. */
 #include "alloc.h"
 
 #include <errno.h>
 #include <string.h>
 
-/* A medium object of size bytes takes a run of k blocks, its header at the run's start and the
- * object right after: k = (size + header) / 16 KB rounded up, 1..63 (a chunk less its header). */
+/* A medium object of size bytes takes a run of k blocks, starting at the run's start: k = size /
+ * 16 KB rounded up, 1..MRN_CHUNK_USABLE. */
 static unsigned mrn_medium_blocks(size_t size) {
-    return (unsigned)((size + MRN_BLOCK_HDR + MRN_BLOCK_SIZE - 1) / MRN_BLOCK_SIZE);
+    return (unsigned)((size + MRN_BLOCK_SIZE - 1) / MRN_BLOCK_SIZE);
 }
 
 static size_t mrn_round_page(size_t n) { return (n + MRN_PAGE - 1) & ~(size_t)(MRN_PAGE - 1); }
 
-/* Maps room for size bytes at alignment align (a power of two); the header goes at the 16 KB
- * boundary below the object. Fresh mappings read as zero. */
+/* Maps room for size bytes at alignment align (a power of two), laid out as a chunk would be, so
+ * that mrn_block_of finds the header: a megabyte boundary `base`, the object at its alignment at
+ * least a block past it (its header is then header i of base's megabyte, in base's first page) or,
+ * aligned to 1 MB or more, at a megabyte boundary past base (its header is header 0 of the
+ * megabyte below). What lies before the header's page and after the object is unmapped at once.
+ * Fresh mappings read as zero. */
 static void *mrn_large_map(size_t size, size_t align, unsigned mclass, mrn_heap *owner) { /* mclass 0 */
     if (align < 64) align = 64;
-    /* 16 KB - 4 KB to reach a 16 KB boundary, the header, then the object at its alignment. */
-    if (align > PTRDIFF_MAX / 4 || size > PTRDIFF_MAX - align - 2 * MRN_BLOCK_SIZE) {
+    if (align > PTRDIFF_MAX / 4 || size > PTRDIFF_MAX / 2 - align - 2 * MRN_CHUNK_SIZE) {
         errno = ENOMEM;
         return NULL;
     }
-    size_t len = mrn_round_page(MRN_BLOCK_SIZE - MRN_PAGE + MRN_BLOCK_HDR + (align - 64) + size);
+    size_t len = mrn_round_page(MRN_CHUNK_SIZE + MRN_BLOCK_SIZE + align + size);
     char *raw = mrn_os_map(len);
     if (!raw) return NULL;
-#if MRN_ALLOC_DEBUG
-    mrn_debug_region(raw, len, true);
-#endif
-    uintptr_t base = ((uintptr_t)raw + MRN_BLOCK_SIZE - 1) & ~(MRN_BLOCK_SIZE - 1);
-    /* An aligned address at least a header past base; its block (p - 1 rounded down) lies at or
-     * after base, and at least MRN_BLOCK_HDR bytes below p when align >= 64 divides both. */
-    uintptr_t p = (base + MRN_BLOCK_HDR + align - 1) & ~(uintptr_t)(align - 1);
+    uintptr_t base = ((uintptr_t)raw + MRN_CHUNK_SIZE - 1) & ~(MRN_CHUNK_SIZE - 1);
+    uintptr_t p = (base + MRN_BLOCK_SIZE + align - 1) & ~(uintptr_t)(align - 1);
     mrn_block *b = mrn_block_of((void *)p);
-    b->map_base = raw;
-    b->map_len = len;
+    char *lo = (char *)((uintptr_t)b & ~(uintptr_t)(MRN_PAGE - 1));
+    char *hi = (char *)mrn_round_page(p + size);
+    if (lo > raw) mrn_os_unmap(raw, (size_t)(lo - raw));
+    if (raw + len > hi) mrn_os_unmap(hi, (size_t)(raw + len - hi));
+#if MRN_ALLOC_DEBUG
+    mrn_debug_region(lo, (size_t)(hi - lo), true);
+#endif
+    b->map_base = lo;
+    b->map_len = (size_t)(hi - lo);
     b->cls = mclass;
     b->free = (void *)p;
     /* relaxed: the object is published to other threads by the program's own synchronization */
@@ -50,7 +55,7 @@ static void *mrn_large_map(size_t size, size_t align, unsigned mclass, mrn_heap 
 
 /* ---- allocation and free ------------------------------------------------------------------------------ */
 
-/* Zeroes the object at p of size bytes (in a recycled run, after its header). From
+/* Zeroes the object at p of size bytes (a recycled run's start, page aligned). From
  * MRN_ZERO_DECOMMIT bytes on, the object's whole pages are decommitted instead of cleared, as
  * jemalloc zeroes a recycled extent (ehooks_default_zero_impl): the kernel maps zero pages as they
  * are touched, so a calloc'd buffer the program fills only in part does not make resident the
@@ -63,13 +68,11 @@ static void mrn_medium_zero(char *p, size_t size) {
         memset(p, 0, size);
         return;
     }
-    char *lo = (char *)(((uintptr_t)p + MRN_PAGE - 1) & ~(uintptr_t)(MRN_PAGE - 1));
     char *hi = (char *)(((uintptr_t)p + size) & ~(uintptr_t)(MRN_PAGE - 1));
-    memset(p, 0, (size_t)(lo - p));
-    if (mrn_os_decommit(lo, (size_t)(hi - lo)))
+    if (mrn_os_decommit(p, (size_t)(hi - p)))
         MRN_STAT_ADD(zero_decommits, 1);
     else
-        memset(lo, 0, (size_t)(hi - lo)); /* locked pages: the decommit cleared nothing */
+        memset(p, 0, (size_t)(hi - p)); /* locked pages: the decommit cleared nothing */
     memset(hi, 0, (size_t)(p + size - hi));
 }
 
@@ -81,7 +84,7 @@ static void *mrn_medium_alloc(mrn_heap *h, size_t size, bool zero) {
     bool fresh = false;
     if (k <= MRN_MEDIUM_CACHED && h->nmedium[k - 1]) {
         /* A cached run's header is as the pool branch below left it (map_len k blocks, the object
-         * right after the header): not read here, its line is often cold. */
+         * at the run's start): not read here, its line is often cold. */
         b = h->medium[k - 1][--h->nmedium[k - 1]];
         h->medium_bytes -= (size_t)k * MRN_BLOCK_SIZE;
         /* relaxed, and no read-modify-write: only h's thread writes it (a locked add on a shared
@@ -92,7 +95,7 @@ static void *mrn_medium_alloc(mrn_heap *h, size_t size, bool zero) {
         b = mrn_pool_get(k, &fresh);
         if (!b) return NULL;
         MRN_STAT_ADD(medium_misses, 1);
-        b->map_base = (char *)b;
+        b->map_base = mrn_block_data(b);
         b->map_len = (size_t)k * MRN_BLOCK_SIZE;
         b->cls = k;
         b->size = (uint32_t)b->map_len; /* what a batch of frees counts (alloc.c: mrn_batch_add) */
@@ -107,7 +110,8 @@ static void *mrn_medium_alloc(mrn_heap *h, size_t size, bool zero) {
 
 void *mrn_large_alloc(mrn_heap *h, size_t size, size_t align, bool zero) {
     mrn_pool_tick(); /* every medium or large allocation drives the pool's decay */
-    if (size <= MRN_MEDIUM_MAX && align <= 64) return mrn_medium_alloc(h, size, zero);
+    /* a run starts at a block boundary: aligned to 16 KB */
+    if (size <= MRN_MEDIUM_MAX && align <= MRN_BLOCK_SIZE) return mrn_medium_alloc(h, size, zero);
     MRN_STAT_ADD(large, 1);
     MRN_STAT_ADD(large_bytes, size);
     return mrn_large_map(size, align, 0, NULL);

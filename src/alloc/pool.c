@@ -1,6 +1,7 @@
 /* pool.c — the global pool of free blocks: the paper's "global heap". Memory comes from the OS in
- * chunks of 1 MB aligned to 1 MB: 64 blocks of 16 KB, the first holding the chunk's header (a
- * bitmap of its free blocks), the other 63 handed out alone (a small block) or as a run of
+ * chunks of 1 MB aligned to 1 MB: 64 blocks of 16 KB, the first (two in debug builds) holding the
+ * chunk's header (bitmaps of its free blocks, and the headers of its blocks), the others handed out
+ * alone (a small block) or as a run of
  * contiguous blocks (a medium object). A block that comes back is marked free in its chunk's
  * bitmap, so neighbouring free blocks form longer runs again without any merging step.
  *
@@ -17,10 +18,10 @@
 
 #include <string.h>
 
-#define MRN_CHUNK_SIZE (MRN_CHUNK_BLOCKS * MRN_BLOCK_SIZE)
-#define MRN_CHUNK_ALL (~(uint64_t)1) /* blocks 1..63: block 0 is the header */
+#define MRN_CHUNK_ALL (~(uint64_t)0 << MRN_CHUNK_HDR_BLOCKS) /* every block but the header's */
 
-/* In block 0 of its chunk; found from a block by rounding down to 1 MB. */
+/* At the start of its chunk, in the place of block 0's header (block 0 holds the headers: it has
+ * none of its own); found from a block or its header by rounding down to 1 MB. */
 typedef struct mrn_chunk {
     /* Where a block header's owner tag would be: always 0, so the debug checks call a pointer into
      * the chunk header "a pointer never returned". */
@@ -32,6 +33,8 @@ typedef struct mrn_chunk {
     bool listed;
     bool long_runs; /* serves runs longer than MRN_SHORT_RUN (decided when it was last entirely free) */
 } mrn_chunk;
+
+_Static_assert(sizeof(mrn_chunk) <= MRN_BLOCK_HDR, "the chunk's record fits in the place of block 0's header");
 
 size_t mrn_pool_keep = MRN_POOL_KEEP;
 uint64_t mrn_decay_ms = MRN_DECAY_MS;
@@ -149,7 +152,7 @@ static size_t mrn_trim_plan(mrn_trim *t, size_t keep, uint64_t before, uint64_t 
         if (c->free == MRN_CHUNK_ALL && (keep == 0 || spare++ >= MRN_SPARE_CHUNKS)) {
             unsigned cold = (unsigned)__builtin_popcountll(c->cold);
             mrn_pool_cold -= cold;
-            mrn_pool_warm -= 63 - cold;
+            mrn_pool_warm -= MRN_CHUNK_USABLE - cold;
             mrn_chunk_unlist(c);
             mrn_pool_mapped--;
             t[n++] = (mrn_trim){(char *)c, MRN_CHUNK_SIZE, NULL, 0, 0, false};
@@ -315,7 +318,7 @@ mrn_block *mrn_pool_get(unsigned k, bool *zero) {
             bool z = mrn_chunk_take(c, first, k);
             mrn_lock_release(&mrn_pool_lock);
             if (zero) *zero = z;
-            return (mrn_block *)((char *)c + (size_t)first * MRN_BLOCK_SIZE);
+            return (mrn_block *)((char *)c + (size_t)first * MRN_BLOCK_HDR);
         }
         mrn_lock_release(&mrn_pool_lock);
 
@@ -325,7 +328,7 @@ mrn_block *mrn_pool_get(unsigned k, bool *zero) {
         if (!c) return NULL;
         mrn_lock_acquire(&mrn_pool_lock);
         mrn_pool_mapped++;
-        mrn_pool_cold += 63;
+        mrn_pool_cold += MRN_CHUNK_USABLE;
         c->freed_ms = mrn_now_ms(); /* not to be unmapped by a decay before it serves the run */
         mrn_chunk_list(c, true);
         mrn_lock_release(&mrn_pool_lock);
@@ -347,7 +350,7 @@ static size_t mrn_decay_plan(mrn_trim *t, uint64_t now) {
                                                   : young + mrn_decay_ms;
     if (n) {
         size_t blocks = 0;
-        for (size_t i = 0; i < n; i++) blocks += t[i].chunk ? t[i].k : MRN_CHUNK_BLOCKS - 1;
+        for (size_t i = 0; i < n; i++) blocks += t[i].chunk ? t[i].k : MRN_CHUNK_USABLE;
         MRN_STAT_ADD(decays, 1);
         MRN_STAT_ADD(decay_blocks, blocks);
     }
@@ -358,7 +361,7 @@ static size_t mrn_decay_plan(mrn_trim *t, uint64_t now) {
 
 static void mrn_pool_put_locked(mrn_block *b, unsigned k, uint64_t now) {
     mrn_chunk *c = mrn_chunk_of(b);
-    unsigned first = (unsigned)(((uintptr_t)b - (uintptr_t)c) / MRN_BLOCK_SIZE);
+    unsigned first = (unsigned)(((uintptr_t)b - (uintptr_t)c) / MRN_BLOCK_HDR);
     c->free |= mrn_run_mask(first, k);
     c->freed_ms = now;
     mrn_pool_warm += k;

@@ -48,7 +48,7 @@ enum {
 #define MRN_CLASS_DESTROY 0x8000
 #define MRN_OWNER_NONE 0xFFFF
 /* Blocks come from merino's allocator in chunks of 63 lines of 128 bytes: with the slack of a
- * 64-byte alignment that is its largest small class (8128 bytes, two per 16 KB block, no waste). */
+ * 64-byte alignment, its largest small class (8192 bytes, two per 16 KB block; 64 bytes spare). */
 #define MRN_CHUNK_BYTES 8064
 /* Context frames recorded per worker: nested task-object runs on one C stack (each nested wait is
  * one level deeper); a frame beyond them is counted, not recorded (its direct tasks, if stolen,
