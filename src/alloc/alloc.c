@@ -242,11 +242,12 @@ static inline char *mrn_object_start(mrn_block *b, const void *p) {
     return mrn_block_data(b) + off - off % b->size;
 }
 
-/* b's last object came back: it goes to the pool unless it is the class's active block. */
+/* b's last object came back: unless it is the class's active block, it waits in the heap's cache
+ * of free runs for the heap's next block (of any class), or goes to the pool when that is full. */
 static void mrn_block_emptied(mrn_heap *h, mrn_block *b) {
     if (h->active[b->cls] == b) return;
     mrn_avail_remove(h, b);
-    mrn_pool_put(b, 1);
+    mrn_run_keep(h, b);
 }
 
 /* A free by the owner, the general case: an aligned object, a full block, an emptied block. */
@@ -555,7 +556,7 @@ static void *mrn_small_alloc_slow(mrn_heap *h, unsigned c) {
     if (!b->free) mrn_heap_collect(h);
     if (!b->free && b->carved < b->count) mrn_block_carve(b);
     if (!b->free) {
-        mrn_pool_tick(); /* a slow path that changes blocks: where the pool's decay is driven from */
+        mrn_heap_tick(h); /* a slow path that changes blocks: where the pool's decay is driven from */
         if (b != &mrn_empty_block) {
             /* relaxed: only this thread writes its blocks' tags */
             uintptr_t tag = atomic_load_explicit(&b->owner_tag, memory_order_relaxed);
@@ -565,7 +566,8 @@ static void *mrn_small_alloc_slow(mrn_heap *h, unsigned c) {
         if (b) {
             mrn_avail_remove(h, b);
         } else {
-            b = mrn_pool_get(1, NULL);
+            b = mrn_run_cached(h, 1);
+            if (!b) b = mrn_pool_get(1, NULL);
             if (!b) {
                 h->active[c] = &mrn_empty_block;
                 errno = ENOMEM;
@@ -615,6 +617,10 @@ __attribute__((noinline)) static void mrn_free_slow(void *p, mrn_block *b, uintp
     mrn_batch *s = me->batch_last;
     if (MRN_LIKELY(s->to == owner && owner != NULL)) {
         mrn_batch_add(me, s, p, b);
+        return;
+    }
+    if (tag == ((uintptr_t)me | MRN_TAG_LARGE)) { /* next likely: one of our medium objects */
+        mrn_large_free(me, b);
         return;
     }
     mrn_free_general(p, b, tag, me);

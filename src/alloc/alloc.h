@@ -184,6 +184,7 @@ struct mrn_heap {
     mrn_block *medium[MRN_MEDIUM_CACHED][MRN_MEDIUM_KEEP]; /* cached medium runs, by length - 1 */
     uint8_t nmedium[MRN_MEDIUM_CACHED];
     size_t medium_bytes;
+    uint32_t ticks;             /* slow paths that stayed in the heap (mrn_heap_tick) */
     _Atomic size_t medium_hits; /* medium allocations from the cache (statistics; this thread writes) */
     mrn_heap *next_all;        /* every heap ever made (heaps are never unmapped) */
     mrn_heap *next_abandoned;  /* heaps of exited threads, waiting for a new thread */
@@ -255,6 +256,12 @@ MRN_HIDDEN void mrn_pool_put(mrn_block *b, unsigned k); /* an entirely free run 
 MRN_HIDDEN void mrn_pool_trim(size_t keep);             /* gives back all but keep resident free blocks */
 /* Runs the decay if it is due: called from the slow paths (cheap when nothing is pending). */
 MRN_HIDDEN void mrn_pool_tick(void);
+/* The slow paths that stay in the heap (a block or medium run from its cache) call the decay only
+ * every this many times: when it is pending, each call reads the clock (7% of glibc-thread). */
+#define MRN_TICK_EVERY 16
+static inline void mrn_heap_tick(mrn_heap *h) {
+    if (h->ticks++ % MRN_TICK_EVERY == 0) mrn_pool_tick();
+}
 MRN_HIDDEN void mrn_pool_lock_for_fork(bool lock); /* fork: taken before, released after (both sides) */
 MRN_HIDDEN size_t mrn_pool_blocks(size_t *cold, size_t *chunks); /* resident free blocks */
 
@@ -263,6 +270,11 @@ MRN_HIDDEN size_t mrn_pool_blocks(size_t *cold, size_t *chunks); /* resident fre
 MRN_HIDDEN void *mrn_large_alloc(mrn_heap *h, size_t size, size_t align, bool zero);
 MRN_HIDDEN void mrn_large_free(mrn_heap *h, mrn_block *b); /* h: the owner (medium) or NULL */
 MRN_HIDDEN void mrn_medium_drop(mrn_heap *h); /* empties a heap's medium cache (to the pool) */
+/* A run of k blocks from h's cache of freed runs (its header as a medium object's), or NULL. */
+MRN_HIDDEN mrn_block *mrn_run_cached(mrn_heap *h, unsigned k);
+/* b, a small block of h's whose objects are all free, kept in h's cache as a run of one block
+ * (for h's next block of any class, or medium object of one block), or given to the pool. */
+MRN_HIDDEN void mrn_run_keep(mrn_heap *h, mrn_block *b);
 
 /* ---- debug checks (debug.c; MRN_ALLOC_DEBUG only) ------------------------------------------------- */
 

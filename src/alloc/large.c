@@ -82,16 +82,16 @@ static void *mrn_medium_alloc(mrn_heap *h, size_t size, bool zero) {
     unsigned k = mrn_medium_blocks(size);
     mrn_block *b = NULL;
     bool fresh = false;
-    if (k <= MRN_MEDIUM_CACHED && h->nmedium[k - 1]) {
-        /* A cached run's header is as the pool branch below left it (map_len k blocks, the object
-         * at the run's start): not read here, its line is often cold. */
-        b = h->medium[k - 1][--h->nmedium[k - 1]];
-        h->medium_bytes -= (size_t)k * MRN_BLOCK_SIZE;
+    if ((b = mrn_run_cached(h, k))) {
+        mrn_heap_tick(h);
+        /* A cached run's header is as the pool branch below (or mrn_run_keep) left it (map_len k
+         * blocks, the object at the run's start): not read here, its line is often cold. */
         /* relaxed, and no read-modify-write: only h's thread writes it (a locked add on a shared
          * counter waited for the program's pending stores at every medium allocation) */
         atomic_store_explicit(&h->medium_hits, atomic_load_explicit(&h->medium_hits, memory_order_relaxed) + 1,
                               memory_order_relaxed);
     } else {
+        mrn_pool_tick(); /* a medium allocation from the pool, or a large one, drives the decay */
         b = mrn_pool_get(k, &fresh);
         if (!b) return NULL;
         MRN_STAT_ADD(medium_misses, 1);
@@ -109,9 +109,9 @@ static void *mrn_medium_alloc(mrn_heap *h, size_t size, bool zero) {
 }
 
 void *mrn_large_alloc(mrn_heap *h, size_t size, size_t align, bool zero) {
-    mrn_pool_tick(); /* every medium or large allocation drives the pool's decay */
     /* a run starts at a block boundary: aligned to 16 KB */
     if (size <= MRN_MEDIUM_MAX && align <= MRN_BLOCK_SIZE) return mrn_medium_alloc(h, size, zero);
+    mrn_pool_tick();
     MRN_STAT_ADD(large, 1);
     MRN_STAT_ADD(large_bytes, size);
     return mrn_large_map(size, align, 0, NULL);
@@ -124,12 +124,15 @@ static void mrn_large_unmap(mrn_block *b) {
     mrn_os_unmap(b->map_base, b->map_len);
 }
 
-void mrn_large_free(mrn_heap *h, mrn_block *b) {
-    unsigned k = b->cls;
-    if (k == 0) { /* a mapping of its own */
-        mrn_large_unmap(b);
-        return;
-    }
+mrn_block *mrn_run_cached(mrn_heap *h, unsigned k) {
+    if (k > MRN_MEDIUM_CACHED || !h->nmedium[k - 1]) return NULL;
+    h->medium_bytes -= (size_t)k * MRN_BLOCK_SIZE;
+    return h->medium[k - 1][--h->nmedium[k - 1]];
+}
+
+/* Keeps b, a run of k blocks set up as a medium object's (map_base, map_len, cls, size, free), in
+ * h's cache, or gives it to the pool when the cache is full (or h is NULL). */
+static void mrn_run_cache(mrn_heap *h, mrn_block *b, unsigned k) {
     if (h && k <= MRN_MEDIUM_CACHED && h->nmedium[k - 1] < MRN_MEDIUM_KEEP &&
         h->medium_bytes + (size_t)k * MRN_BLOCK_SIZE <= MRN_MEDIUM_KEEP_BYTES) {
         /* relaxed: marks it cached for the debug checks; it is h's, whose thread is this one */
@@ -139,6 +142,22 @@ void mrn_large_free(mrn_heap *h, mrn_block *b) {
         return;
     }
     mrn_pool_put(b, k);
+}
+
+void mrn_run_keep(mrn_heap *h, mrn_block *b) {
+    b->map_base = b->free = mrn_block_data(b);
+    b->map_len = b->size = (uint32_t)MRN_BLOCK_SIZE;
+    b->cls = 1;
+    mrn_run_cache(h, b, 1);
+}
+
+void mrn_large_free(mrn_heap *h, mrn_block *b) {
+    unsigned k = b->cls;
+    if (k == 0) { /* a mapping of its own */
+        mrn_large_unmap(b);
+        return;
+    }
+    mrn_run_cache(h, b, k);
 }
 
 void mrn_medium_drop(mrn_heap *h) {
