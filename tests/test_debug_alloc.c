@@ -57,6 +57,16 @@ static int run_child(const char *name) {
         merino_free(p);
         void *a = merino_aligned_alloc(256, 100);
         merino_free(a);
+        /* Medium and large objects at large alignments, whose headers the debug checks find: a
+         * run aligned to 16 KB, mappings aligned to 64 KB and to 2 MB (its header in the megabyte
+         * below the object), each written over its usable size. */
+        static const size_t align[] = {16384, 65536, (size_t)2 << 20}, size[] = {20000, 3 << 20, 100};
+        for (int i = 0; i < 3; i++) {
+            char *q = (char *)merino_aligned_alloc(align[i], size[i]);
+            if (!q || ((uintptr_t)q & (align[i] - 1))) return 78;
+            memset(q, 0x5a, merino_usable_size(q));
+            merino_free(q);
+        }
         return 0;
     }
     return 77; /* survived: the misuse went unnoticed */
