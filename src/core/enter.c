@@ -77,10 +77,12 @@ static void mrn_run_in_slot(mrn_pool *p, mrn_worker *w, merino__task *t, merino_
     bool others = p->count > 1;
     if (others) mrn_enter_public(w);
     w->wake_due = others;
-    /* relaxed: published by the release store of occupied below; atomic because a thief that saw
-     * the last occupant may still be reading the old pointers */
-    __atomic_store_n(&w->limit_p, &merino__limit, __ATOMIC_RELAXED);
-    __atomic_store_n(&w->split_p, &merino__split, __ATOMIC_RELAXED);
+    /* release: a thief that acquired the last occupant's occupied = 1 may load these pointers
+     * before our occupied below; its acquire load of a pointer then orders our thread's start
+     * (which initialized the storage it points into) before its use. Atomic: such a thief may
+     * still be reading the old ones. */
+    __atomic_store_n(&w->limit_p, &merino__limit, __ATOMIC_RELEASE);
+    __atomic_store_n(&w->split_p, &merino__split, __ATOMIC_RELEASE);
     __atomic_store_n(&w->occupied, 1, __ATOMIC_RELEASE); /* release: the pointers above */
 
     MRN_PROF_ROOT_BEGIN();

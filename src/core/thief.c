@@ -107,9 +107,12 @@ void mrn_wait_no_asking(mrn_pool *p) {
 static void mrn_store_request(mrn_worker *victim) {
     /* relaxed: hints with no data attached, which send the owner's next join and its next spawn
      * to the slow path; loaded first so idle thieves do not keep writing the owner's hot line */
-    /* relaxed (the pointers): ordered by the acquire load of ready or occupied before us */
-    uintptr_t *limit_p = __atomic_load_n(&victim->limit_p, __ATOMIC_RELAXED);
-    uintptr_t *split_p = __atomic_load_n(&victim->split_p, __ATOMIC_RELAXED);
+    /* acquire (the pointers): a caller slot's may already be the next occupant's, stored after
+     * the occupied we acquired; pairs with their release store (enter.c), which orders that
+     * thread's storage they point into before our use (ThreadSanitizer saw the race with its
+     * initialization) */
+    uintptr_t *limit_p = __atomic_load_n(&victim->limit_p, __ATOMIC_ACQUIRE);
+    uintptr_t *split_p = __atomic_load_n(&victim->split_p, __ATOMIC_ACQUIRE);
     if (__atomic_load_n(limit_p, __ATOMIC_RELAXED) != 0) {
         __atomic_store_n(split_p, UINTPTR_MAX, __ATOMIC_RELAXED);
         __atomic_store_n(limit_p, 0, __ATOMIC_RELAXED);
