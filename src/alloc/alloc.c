@@ -245,7 +245,7 @@ static inline char *mrn_object_start(mrn_block *b, const void *p) {
 /* b's last object came back: unless it is the class's active block, it waits in the heap's cache
  * of free runs for the heap's next block (of any class), or goes to the pool when that is full. */
 static void mrn_block_emptied(mrn_heap *h, mrn_block *b) {
-    if (h->active[b->cls] == b) return;
+    if (h->active[b->cls] == b || (b->cls < MRN_REUSE_CLASSES && h->real[b->cls] == b)) return;
     mrn_avail_remove(h, b);
     mrn_run_keep(h, b);
 }
@@ -509,6 +509,58 @@ static void mrn_foreign_free(mrn_heap *me, mrn_heap *to, void *p, const mrn_bloc
     mrn_batch_add(me, s, p, b);
 }
 
+/* ---- reuse of other heaps' objects ------------------------------------------------------------------- */
+
+/* Once per window: reuse other heaps' objects when more than a quarter of the frees were of them,
+ * stop below an eighth; the counts then halve, so the decision follows the recent past. */
+static void mrn_reuse_decide(mrn_heap *h) {
+    uint32_t f = h->win_foreign, a = h->win_alloc;
+    if (3 * (uint64_t)f > a)
+        h->reusing = true;
+    else if (7 * (uint64_t)f < a)
+        h->reusing = false;
+    h->win_foreign = f / 2;
+    h->win_alloc = a / 2;
+}
+
+/* Keeps p, another heap's object of class c, for h's next allocations of the class; false when the
+ * class holds MRN_REUSE_MAX already. */
+static bool mrn_reuse_push(mrn_heap *h, unsigned c, void *p) {
+    mrn_block *pb = &h->reuse[c];
+    if ((int32_t)pb->used <= -MRN_REUSE_MAX) return false;
+    *(void **)p = pb->free;
+    pb->free = p;
+    pb->used--;
+    if (h->active[c] != pb) {
+        h->real[c] = h->active[c];
+        h->active[c] = pb;
+    }
+    /* relaxed, no read-modify-write: only h's thread writes it (statistics) */
+    atomic_store_explicit(&h->reused, atomic_load_explicit(&h->reused, memory_order_relaxed) + 1, memory_order_relaxed);
+    return true;
+}
+
+/* Every reused object of h sent home (a thread's exit); the real blocks active again. */
+static void mrn_reuse_drain(mrn_heap *h) {
+    h->reusing = false;
+    for (unsigned c = 0; c < MRN_REUSE_CLASSES; c++) {
+        mrn_block *pb = &h->reuse[c];
+        if (h->real[c]) {
+            h->active[c] = h->real[c];
+            h->real[c] = NULL;
+        }
+        while (pb->free) {
+            void *p = pb->free;
+            pb->free = *(void **)p;
+            pb->used++;
+            mrn_block *b = mrn_block_of(p);
+            /* relaxed: another heap's tag, whose heap part does not change while p is live */
+            uintptr_t tag = atomic_load_explicit(&b->owner_tag, memory_order_relaxed);
+            mrn_foreign_free(h, (mrn_heap *)(tag & ~MRN_TAG_FLAGS), p, b);
+        }
+    }
+}
+
 /* ---- malloc and free: fast paths first --------------------------------------------------------------- */
 
 static void *mrn_malloc_slow(size_t size);
@@ -550,9 +602,27 @@ static mrn_heap *mrn_heap_get(void) {
     return h != &mrn_empty_heap ? h : mrn_heap_acquire();
 }
 
-static void *mrn_small_alloc_slow(mrn_heap *h, unsigned c) {
+/* An object of class c for h, from the class's pseudo-block of reused objects if it is active and
+ * own is false, else from its blocks. */
+static void *mrn_small_alloc_from(mrn_heap *h, unsigned c, bool own) {
     if (h->batched) mrn_batches_flush(h);
-    mrn_block *b = h->active[c];
+    mrn_block **slot = &h->active[c];
+    if (c < MRN_REUSE_CLASSES && h->real[c]) { /* the pseudo-block is active */
+        mrn_block *pb = h->active[c];
+        if (!own && pb->free) {
+            void *p = pb->free;
+            pb->free = *(void **)p;
+            pb->used++;
+            return p;
+        }
+        if (!pb->free) { /* empty: the real block is active again */
+            h->active[c] = h->real[c];
+            h->real[c] = NULL;
+        } else {
+            slot = &h->real[c];
+        }
+    }
+    mrn_block *b = *slot;
     if (!b->free) mrn_heap_collect(h);
     if (!b->free && b->carved < b->count) mrn_block_carve(b);
     if (!b->free) {
@@ -569,19 +639,23 @@ static void *mrn_small_alloc_slow(mrn_heap *h, unsigned c) {
             b = mrn_run_cached(h, 1);
             if (!b) b = mrn_pool_get(1, NULL);
             if (!b) {
-                h->active[c] = &mrn_empty_block;
+                *slot = &mrn_empty_block;
                 errno = ENOMEM;
                 return NULL;
             }
             mrn_block_init(b, h, c);
         }
-        h->active[c] = b;
+        *slot = b;
     }
+    h->win_alloc += b->carved - b->used; /* the objects on b's list: what this refill made available */
+    if (h->win_alloc + h->win_foreign > MRN_REUSE_WINDOW) mrn_reuse_decide(h);
     void *p = b->free;
     b->free = *(void **)p;
     b->used++;
     return p;
 }
+
+static void *mrn_small_alloc_slow(mrn_heap *h, unsigned c) { return mrn_small_alloc_from(h, c, false); }
 
 __attribute__((noinline)) static void *mrn_malloc_slow(size_t size) {
     mrn_heap *h = mrn_heap_get();
@@ -613,6 +687,12 @@ __attribute__((noinline)) static void mrn_free_general(void *p, mrn_block *b, ui
 /* tag: b's owner tag as mrn_free read it; me: this thread's heap. */
 __attribute__((noinline)) static void mrn_free_slow(void *p, mrn_block *b, uintptr_t tag, mrn_heap *me) {
     mrn_heap *owner = (mrn_heap *)(tag & ~MRN_TAG_FLAGS);
+    if (owner != me && owner && me != &mrn_empty_heap) { /* another heap's object */
+        me->win_foreign++;
+        if (me->reusing && !(tag & (MRN_TAG_ALIGNED | MRN_TAG_LARGE | MRN_TAG_CACHED)) &&
+            b->cls < MRN_REUSE_CLASSES && mrn_reuse_push(me, b->cls, p))
+            return;
+    }
     /* Likely: another heap's object, of the heap the last one went to (a used slot: n >= 1). */
     mrn_batch *s = me->batch_last;
     if (MRN_LIKELY(s->to == owner && owner != NULL)) {
@@ -639,6 +719,15 @@ static void *mrn_aligned(size_t align, size_t size) {
         char *p = mrn_malloc(size + align - 16);
         if (!p || ((uintptr_t)p & (align - 1)) == 0) return p;
         mrn_block *b = mrn_block_of(p);
+        /* relaxed: a reused object's tag names its heap, which does not change while it is live */
+        if ((atomic_load_explicit(&b->owner_tag, memory_order_relaxed) & ~MRN_TAG_FLAGS) != (uintptr_t)h) {
+            /* another heap's object, reused: the flag cannot go on its block; one of ours instead */
+            unsigned c = mrn_class_of[(size + align - 16 + 7) >> 3];
+            mrn_free(p);
+            p = mrn_small_alloc_from(h, c, true);
+            if (!p || ((uintptr_t)p & (align - 1)) == 0) return p;
+            b = mrn_block_of(p);
+        }
         /* relaxed: p's block is this thread's (it just came from its heap), and only it writes
          * the tag; the flag reaches others with the object, by the program's synchronization */
         uintptr_t tag = atomic_load_explicit(&b->owner_tag, memory_order_relaxed);
@@ -801,6 +890,7 @@ static void mrn_heap_push_abandoned(mrn_heap *h) {
 /* The pthread key's destructor: this thread ends; its heap waits for the next new thread. */
 static void mrn_heap_abandon(void *arg) {
     mrn_heap *h = arg;
+    mrn_reuse_drain(h);
     mrn_batches_flush(h);
     mrn_heap_trim(h);
     /* A thread's end is often a parallel phase's: the pool keeps less resident from here on. */
@@ -869,11 +959,12 @@ static void mrn_fork_child(void) {
 
 __attribute__((destructor)) static void mrn_stats_at_exit(void) {
     if (!mrn_show_stats) return;
-    size_t heaps[MRN_HEAP_STATES] = {0}, cold, chunks, medium_hits = 0;
+    size_t heaps[MRN_HEAP_STATES] = {0}, cold, chunks, medium_hits = 0, reused = 0;
     mrn_lock_acquire(&mrn_heaps_lock);
     for (mrn_heap *h = mrn_all_heaps; h; h = h->next_all) {
         heaps[mrn_heap_state(h)]++;
         medium_hits += atomic_load_explicit(&h->medium_hits, memory_order_relaxed); /* relaxed: statistics */
+        reused += atomic_load_explicit(&h->reused, memory_order_relaxed);           /* relaxed: statistics */
     }
     mrn_lock_release(&mrn_heaps_lock);
     size_t pooled = mrn_pool_blocks(&cold, &chunks);
@@ -887,8 +978,9 @@ __attribute__((destructor)) static void mrn_stats_at_exit(void) {
                   MRN_LOAD(decay_blocks), MRN_LOAD(decays), MRN_LOAD(recommits), MRN_LOAD(zero_decommits));
     mrn_alloc_say("  large objects %zu (%zu MB); medium runs from the heap's cache %zu, from the pool %zu", MRN_LOAD(large),
                   MRN_LOAD(large_bytes) >> 20, medium_hits, MRN_LOAD(medium_misses));
-    mrn_alloc_say("  frees by other threads %zu, in %zu batches (%zu buffers made)", MRN_LOAD(remote_frees),
-                  MRN_LOAD(remote_flushes), MRN_LOAD(remote_bufs));
+    mrn_alloc_say("  frees by other threads %zu, in %zu batches (%zu buffers made); %zu other threads' objects "
+                  "reused by the freeing thread", MRN_LOAD(remote_frees), MRN_LOAD(remote_flushes),
+                  MRN_LOAD(remote_bufs), reused);
     mrn_alloc_say("  heaps made %zu, adopted %zu times; now live %zu, abandoned %zu, lost to fork %zu",
                   MRN_LOAD(heaps), MRN_LOAD(adopted), heaps[MRN_HEAP_LIVE], heaps[MRN_HEAP_ABANDONED],
                   heaps[MRN_HEAP_LOST]);

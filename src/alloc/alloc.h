@@ -81,6 +81,14 @@ MRN_HIDDEN extern uint64_t mrn_decay_ms; /* as mrn_pool_keep */
  * owner takes them in longer lists, less often); the byte bound keeps what waits small for large
  * objects (8 x 64 KB at most, and one medium object each). */
 #define MRN_BATCH_MAX 256
+/* Reuse of other heaps' objects (EXPERIMENT): a thread whose frees are mostly of other heaps'
+ * objects (more than a quarter of them, over its last 64k or so) keeps those of classes up to
+ * MRN_REUSE_CLASSES for its own next allocations, as tcmalloc's thread cache does, instead of
+ * sending them home: a list per class in a pseudo-block the class's active pointer points to while
+ * it holds objects (malloc's fast path pops it as any block), up to MRN_REUSE_MAX objects. */
+#define MRN_REUSE_CLASSES 19 /* objects up to 1008 bytes */
+#define MRN_REUSE_MAX 256
+#define MRN_REUSE_WINDOW 65536
 #define MRN_BATCH_BYTES (64 * 1024)
 #define MRN_BATCHES 8
 
@@ -175,6 +183,13 @@ struct mrn_heap {
     mrn_block *active[MRN_NCLASSES]; /* the block each class allocates from (fast path: first) */
     mrn_block *avail[MRN_NCLASSES];  /* blocks with free objects, besides the active one: head */
     mrn_block *avail_tail[MRN_NCLASSES]; /* and tail (a queue: see mrn_avail_push) */
+    mrn_block *real[MRN_REUSE_CLASSES]; /* the class's real active block while its pseudo-block is active */
+    /* Pseudo-blocks of reused objects: free is the list, used counts down from 0 as objects come
+     * in (malloc's pops count it up again), so -used is their number. */
+    mrn_block reuse[MRN_REUSE_CLASSES];
+    uint32_t win_alloc, win_foreign; /* objects made available from blocks; other heaps' objects freed */
+    bool reusing;
+    _Atomic size_t reused; /* other heaps' objects kept for reuse (statistics; this thread writes) */
     mrn_batch batch[MRN_BATCHES];    /* this thread's pending frees into other heaps */
     mrn_batch *batch_last;           /* the slot the last foreign free went to (never NULL) */
     uint32_t batch_next;             /* round-robin victim when every batch slot is taken */
