@@ -6,7 +6,8 @@
  * again). The owner's malloc pops its active block's private free list and its free pushes onto the
  * object's block: no atomic read-modify-write on either. A free of another heap's object is kept in
  * a per-owner batch of the freeing thread and pushed onto the owner's remote list in bulk; the owner
- * takes that list whole when its active block runs dry. A thread's exit leaves its heap on a list of
+ * takes that list whole when its active block runs dry — unless most of the thread's frees are
+ * foreign, when it keeps them for its own allocations (reuse). A thread's exit leaves its heap on a list of
  * abandoned heaps, and the next new thread takes it over, blocks, remote list and all. */
 #include "alloc.h"
 

@@ -81,11 +81,14 @@ MRN_HIDDEN extern uint64_t mrn_decay_ms; /* as mrn_pool_keep */
  * owner takes them in longer lists, less often); the byte bound keeps what waits small for large
  * objects (8 x 64 KB at most, and one medium object each). */
 #define MRN_BATCH_MAX 256
-/* Reuse of other heaps' objects (EXPERIMENT): a thread whose frees are mostly of other heaps'
- * objects (more than a quarter of them, over its last 64k or so) keeps those of classes up to
- * MRN_REUSE_CLASSES for its own next allocations, as tcmalloc's thread cache does, instead of
- * sending them home: a list per class in a pseudo-block the class's active pointer points to while
- * it holds objects (malloc's fast path pops it as any block), up to MRN_REUSE_MAX objects. */
+/* Reuse of other heaps' objects: a thread whose frees are mostly of other heaps' objects (more
+ * than a quarter of them, over roughly its last MRN_REUSE_WINDOW objects) keeps those of classes
+ * below MRN_REUSE_CLASSES for its own next allocations, as tcmalloc's thread cache does, instead of
+ * sending them home (larson with many foreign frees: +25%): a list per class in a pseudo-block the
+ * class's active pointer points to while it holds objects (malloc's fast path pops it as any
+ * block), up to MRN_REUSE_MAX objects. A thread with few foreign frees never reuses: the object a
+ * thread is handed and frees shares its line with others' (Hoard's passive false sharing), and
+ * reused objects stay their owner's, so freeing them again is a foreign free. docs/alloc.md. */
 #define MRN_REUSE_CLASSES 19 /* objects up to 1008 bytes */
 #define MRN_REUSE_MAX 256
 #define MRN_REUSE_WINDOW 65536
