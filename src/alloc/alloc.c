@@ -223,7 +223,7 @@ static void mrn_block_carve(mrn_block *b) {
 static void mrn_block_init(mrn_block *b, mrn_heap *h, unsigned c) {
     b->size = mrn_class_size[c];
     b->cls = c;
-    b->count = (uint32_t)(MRN_BLOCK_DATA / b->size);
+    b->count = (uint32_t)(MRN_BLOCK_SIZE / b->size);
     b->used = 0;
     b->next = b->prev = NULL;
     b->carved = 0;
@@ -246,7 +246,7 @@ static inline char *mrn_object_start(mrn_block *b, const void *p) {
 /* b's last object came back: unless it is the class's active block, it waits in the heap's cache
  * of free runs for the heap's next block (of any class), or goes to the pool when that is full. */
 static void mrn_block_emptied(mrn_heap *h, mrn_block *b) {
-    if (h->active[b->cls] == b || (b->cls < MRN_REUSE_CLASSES && h->real[b->cls] == b)) return;
+    if (h->active[b->cls] == b || h->real[b->cls] == b) return;
     mrn_avail_remove(h, b);
     mrn_run_keep(h, b);
 }
@@ -310,13 +310,10 @@ static mrn_buf *mrn_buf_get(mrn_heap *h) {
     }
     unsigned c = mrn_class_of[(sizeof(mrn_buf) + 7) >> 3];
     mrn_block *b = h->active[c];
-    buf = b->free;
-    if (buf) {
-        b->free = *(void **)buf;
-        b->used++;
-    } else if (!(buf = mrn_small_alloc_slow(h, c))) {
+    if (b->free)
+        buf = mrn_block_pop(b);
+    else if (!(buf = mrn_small_alloc_slow(h, c)))
         return NULL;
-    }
     buf->from = h;
     MRN_STAT_ADD(remote_bufs, 1);
     return buf;
@@ -551,9 +548,7 @@ static void mrn_reuse_drain(mrn_heap *h) {
             h->real[c] = NULL;
         }
         while (pb->free) {
-            void *p = pb->free;
-            pb->free = *(void **)p;
-            pb->used++;
+            void *p = mrn_block_pop(pb);
             mrn_block *b = mrn_block_of(p);
             /* relaxed: another heap's tag, whose heap part does not change while p is live */
             uintptr_t tag = atomic_load_explicit(&b->owner_tag, memory_order_relaxed);
@@ -608,14 +603,9 @@ static mrn_heap *mrn_heap_get(void) {
 static void *mrn_small_alloc_from(mrn_heap *h, unsigned c, bool own) {
     if (h->batched) mrn_batches_flush(h);
     mrn_block **slot = &h->active[c];
-    if (c < MRN_REUSE_CLASSES && h->real[c]) { /* the pseudo-block is active */
+    if (h->real[c]) { /* the pseudo-block is active */
         mrn_block *pb = h->active[c];
-        if (!own && pb->free) {
-            void *p = pb->free;
-            pb->free = *(void **)p;
-            pb->used++;
-            return p;
-        }
+        if (!own && pb->free) return mrn_block_pop(pb);
         if (!pb->free) { /* empty: the real block is active again */
             h->active[c] = h->real[c];
             h->real[c] = NULL;
@@ -650,10 +640,7 @@ static void *mrn_small_alloc_from(mrn_heap *h, unsigned c, bool own) {
     }
     h->win_alloc += b->carved - b->used; /* the objects on b's list: what this refill made available */
     if (h->win_alloc + h->win_foreign > MRN_REUSE_WINDOW) mrn_reuse_decide(h);
-    void *p = b->free;
-    b->free = *(void **)p;
-    b->used++;
-    return p;
+    return mrn_block_pop(b);
 }
 
 static void *mrn_small_alloc_slow(mrn_heap *h, unsigned c) { return mrn_small_alloc_from(h, c, false); }
@@ -720,18 +707,19 @@ static void *mrn_aligned(size_t align, size_t size) {
         char *p = mrn_malloc(size + align - 16);
         if (!p || ((uintptr_t)p & (align - 1)) == 0) return p;
         mrn_block *b = mrn_block_of(p);
-        /* relaxed: a reused object's tag names its heap, which does not change while it is live */
-        if ((atomic_load_explicit(&b->owner_tag, memory_order_relaxed) & ~MRN_TAG_FLAGS) != (uintptr_t)h) {
+        /* relaxed: p's block is this thread's (it just came from its heap), and only it writes the
+         * tag; or, a reused object, another heap's, whose heap part does not change while p is live */
+        uintptr_t tag = atomic_load_explicit(&b->owner_tag, memory_order_relaxed);
+        if ((tag & ~MRN_TAG_FLAGS) != (uintptr_t)h) {
             /* another heap's object, reused: the flag cannot go on its block; one of ours instead */
             unsigned c = mrn_class_of[(size + align - 16 + 7) >> 3];
             mrn_free(p);
             p = mrn_small_alloc_from(h, c, true);
             if (!p || ((uintptr_t)p & (align - 1)) == 0) return p;
             b = mrn_block_of(p);
+            tag = atomic_load_explicit(&b->owner_tag, memory_order_relaxed); /* relaxed: ours, as above */
         }
-        /* relaxed: p's block is this thread's (it just came from its heap), and only it writes
-         * the tag; the flag reaches others with the object, by the program's synchronization */
-        uintptr_t tag = atomic_load_explicit(&b->owner_tag, memory_order_relaxed);
+        /* the flag reaches others with the object, by the program's synchronization */
         atomic_store_explicit(&b->owner_tag, tag | MRN_TAG_ALIGNED, memory_order_relaxed);
         return (void *)(((uintptr_t)p + align - 1) & ~(uintptr_t)(align - 1));
     }

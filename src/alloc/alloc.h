@@ -50,9 +50,8 @@
 #define MRN_BITMAP_AT (MRN_CHUNK_BLOCKS * MRN_BLOCK_HDR) /* debug: the bitmaps' offset in a chunk */
 #define MRN_CHUNK_HDR_BLOCKS (MRN_ALLOC_DEBUG ? 2 : 1)
 #define MRN_CHUNK_USABLE (MRN_CHUNK_BLOCKS - MRN_CHUNK_HDR_BLOCKS) /* blocks a chunk hands out */
-#define MRN_BLOCK_DATA MRN_BLOCK_SIZE
-/* The largest small object: two per block. */
-#define MRN_SMALL_MAX ((size_t)MRN_BLOCK_DATA / 2)
+/* The largest small object: two per block (objects fill the whole block). */
+#define MRN_SMALL_MAX ((size_t)MRN_BLOCK_SIZE / 2)
 #define MRN_NCLASSES 29
 /* Medium objects (above MRN_SMALL_MAX) are runs of contiguous blocks from the pool, as many as
  * they need, up to MRN_CHUNK_USABLE (a chunk less its header); a heap keeps a few freed short runs (up to
@@ -142,6 +141,14 @@ static inline char *mrn_block_data(const mrn_block *b) {
     return (char *)((m & ~(MRN_CHUNK_SIZE - 1)) + ((m % MRN_CHUNK_SIZE) / MRN_BLOCK_HDR) * MRN_BLOCK_SIZE);
 }
 
+/* Takes the first object of b's free list (not empty), counted in use. */
+static inline void *mrn_block_pop(mrn_block *b) {
+    void *p = b->free;
+    b->free = *(void **)p;
+    b->used++;
+    return p;
+}
+
 #if MRN_ALLOC_DEBUG
 /* The bitmap of b's allocated objects: bit i, object i. */
 static inline _Atomic uint64_t *mrn_block_live(const mrn_block *b) {
@@ -170,6 +177,10 @@ typedef struct mrn_buf {
     void *p[MRN_BATCH_MAX];
 } mrn_buf;
 
+/* Batch buffers are allocated straight from their class's active block (alloc.c: mrn_buf_get): never
+ * a class whose active pointer may be a pseudo-block of other heaps' objects. */
+_Static_assert(sizeof(mrn_buf) > 1008, "mrn_buf's class is above MRN_REUSE_CLASSES (objects up to 1008 bytes)");
+
 typedef struct mrn_batch {
     mrn_heap *to;   /* owning heap of the objects, NULL when the slot is unused */
     mrn_buf *buf;   /* the objects so far (NULL with to) */
@@ -186,7 +197,7 @@ struct mrn_heap {
     mrn_block *active[MRN_NCLASSES]; /* the block each class allocates from (fast path: first) */
     mrn_block *avail[MRN_NCLASSES];  /* blocks with free objects, besides the active one: head */
     mrn_block *avail_tail[MRN_NCLASSES]; /* and tail (a queue: see mrn_avail_push) */
-    mrn_block *real[MRN_REUSE_CLASSES]; /* the class's real active block while its pseudo-block is active */
+    mrn_block *real[MRN_NCLASSES];   /* the class's real active block while its pseudo-block is active */
     /* Pseudo-blocks of reused objects: free is the list, used counts down from 0 as objects come
      * in (malloc's pops count it up again), so -used is their number. */
     mrn_block reuse[MRN_REUSE_CLASSES];

@@ -161,7 +161,7 @@ void mrn_large_free(mrn_heap *h, mrn_block *b) {
 }
 
 void mrn_medium_drop(mrn_heap *h) {
+    mrn_block *b;
     for (unsigned k = 1; k <= MRN_MEDIUM_CACHED; k++)
-        while (h->nmedium[k - 1]) mrn_pool_put(h->medium[k - 1][--h->nmedium[k - 1]], k);
-    h->medium_bytes = 0;
+        while ((b = mrn_run_cached(h, k))) mrn_pool_put(b, k);
 }
