@@ -9,16 +9,7 @@
 
 #include "alloc_test.h"
 
-#include "alloc/alloc.h" /* the allocator's counters (mrn_stats, mrn_pool_blocks), from libmerino.a */
-
-/* Bytes the allocator holds resident, by its own count: mapped, less the free blocks that read as
- * zero (decommitted or never touched). Checked in every build; RSS only without sanitizers (their
- * shadow memory does not shrink). */
-static long allocator_kb(void) {
-    size_t cold, chunks;
-    mrn_pool_blocks(&cold, &chunks);
-    return (long)((atomic_load(&mrn_stats.mapped) - cold * MRN_BLOCK_SIZE) >> 10);
-}
+#include "alloc_internal.h" /* the allocator's internals and counters, from libmerino.a; allocator_kb */
 
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
 #define RSS_CHECKED 0

@@ -7,20 +7,13 @@
 
 #include "alloc_test.h"
 
-#include "alloc/alloc.h" /* the allocator's counters (mrn_stats, mrn_pool_blocks), from libmerino.a */
+#include "alloc_internal.h" /* the allocator's internals and counters, from libmerino.a; allocator_kb */
 
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
 #define RSS_CHECKED 0 /* the sanitizers' shadow memory does not shrink */
 #else
 #define RSS_CHECKED 1
 #endif
-
-/* Bytes the allocator holds resident, by its own count (as in test_alloc_cross_thread). */
-static long allocator_kb(void) {
-    size_t cold, chunks;
-    mrn_pool_blocks(&cold, &chunks);
-    return (long)((atomic_load(&mrn_stats.mapped) - cold * MRN_BLOCK_SIZE) >> 10);
-}
 
 /* 48 MB: 192 medium objects of 192 KB (runs of 13 blocks, straight to the pool when freed) and
  * 16 MB of 512-byte objects (their blocks go back to the pool as they empty); every byte written. */

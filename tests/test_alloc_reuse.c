@@ -10,7 +10,7 @@
 
 #include "alloc_test.h"
 
-#include "alloc/alloc.h" /* mrn_block_of, the tags; the allocator's counters */
+#include "alloc_internal.h" /* the allocator's internals and counters, from libmerino.a; allocator_kb */
 
 enum { N = 150000 };
 
@@ -84,12 +84,6 @@ static void *thread_b(void *arg) {
     for (long i = 0; i < N; i += 2) merino_free(g_b[i].p);
     pthread_barrier_wait(&g_done);
     return NULL;
-}
-
-static long allocator_kb(void) {
-    size_t cold, chunks;
-    mrn_pool_blocks(&cold, &chunks);
-    return (long)((atomic_load(&mrn_stats.mapped) - cold * MRN_BLOCK_SIZE) >> 10);
 }
 
 int main(void) {
