@@ -252,12 +252,13 @@ def can_import_matplotlib():
         return False
 
 
-def plot_file(jsonl, install=True):
-    """Draws the figures of a results file, here or in bench/.venv; returns their paths ([] when the
-    plots are skipped, after one line saying why)."""
+def in_plot_env(draw_here, module, args, install=True):
+    """Draws figures: draw_here() when this interpreter has matplotlib, else `python -m module
+    args...` in bench/.venv (made first when install is true), whose "plot: FILE" lines name them.
+    Returns their paths ([] when the plots are skipped or fail, after one line saying why)."""
     if can_import_matplotlib():
         try:
-            return draw(jsonl)
+            return draw_here()
         except Exception as e:  # noqa: BLE001 -- a figure that cannot be drawn must not end the run
             log(f"plots failed: {e.__class__.__name__}: {e}")
             return []
@@ -265,12 +266,17 @@ def plot_file(jsonl, install=True):
     if not python:
         return []
     env = dict(os.environ, PYTHONPATH=BENCH_DIR + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    p = subprocess.run([python, "-m", "merino_bench.plots", jsonl], env=env, stdout=subprocess.PIPE,
+    p = subprocess.run([python, "-m", module] + list(args), env=env, stdout=subprocess.PIPE,
                        stderr=subprocess.STDOUT, text=True)
     files = [line[len("plot: "):] for line in p.stdout.splitlines() if line.startswith("plot: ")]
     if p.returncode != 0:
         log(f"plots failed ({python}): {p.stdout.strip()[-2000:]}")
     return files
+
+
+def plot_file(jsonl, install=True):
+    """Draws the figures of a results file of bench/run, here or in bench/.venv (in_plot_env)."""
+    return in_plot_env(lambda: draw(jsonl), "merino_bench.plots", [jsonl], install)
 
 
 def main(argv):
