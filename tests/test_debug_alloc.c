@@ -1,6 +1,6 @@
 /* Debug build of the allocator (MERINO_DEBUG): a double free, a free of a pointer it never returned
- * (stack, static, another allocator's, the middle of an object), a double free of a large object,
- * each in a child process, must be reported with the address — never corrupt the heap silently.
+ * (stack, static, another allocator's, the middle of an object — a small one, or deep inside a
+ * medium run or a large mapping), a double free of a large object, each in a child process, must be reported with the address — never corrupt the heap silently.
  *
  * The library is built without MERINO_DEBUG in a release build, so this test compiles the
  * allocator's sources into itself with MERINO_DEBUG=1 (as test_debug_* files are compiled); their
@@ -53,6 +53,21 @@ static int run_child(const char *name) {
         fprintf(stderr, "object at %p\n", l);
         merino_free(l);
         merino_free(l);
+    } else if (strncmp(name, "deep_", 5) == 0) {
+        /* A pointer a block or more into a medium run, or a megabyte or more into a mapping of its
+         * own (one aligned to 2 MB among them), or into a medium run already freed: its block's
+         * header is not the object's (the object's is at its start). */
+        bool freed = strcmp(name, "deep_medium_freed") == 0;
+        size_t size = strstr(name, "medium") ? 200000 : (size_t)4 << 20;
+        size_t off = strstr(name, "medium") ? 100000 : (size_t)3 << 20;
+        char *l = strstr(name, "aligned") ? (char *)merino_aligned_alloc((size_t)2 << 20, size)
+                                          : (char *)merino_malloc(size);
+        if (!l) return 78;
+        /* bytes that read, where a header would be, as a cached large object's tag */
+        memset(l, 0x5c, size);
+        if (freed) merino_free(l);
+        fprintf(stderr, "object at %p\n", (void *)(l + off));
+        merino_free(l + off);
     } else if (strcmp(name, "fine") == 0) {
         merino_free(p);
         void *a = merino_aligned_alloc(256, 100);
@@ -94,6 +109,8 @@ int main(int argc, char **argv) {
         {"stack", "not a pointer"},       {"static", "not a pointer"},
         {"libc", "not a pointer"},        {"interior", "not the start of an object"},
         {"large_double", "not a pointer"}, {"medium_double", "double free"},
+        {"deep_medium", "into a large object"}, {"deep_large", "into a large object"},
+        {"deep_large_aligned", "into a large object"}, {"deep_medium_freed", "double free"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         check_child c = check_run_child(cases[i].name, NULL, 30);

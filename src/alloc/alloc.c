@@ -753,12 +753,34 @@ static void *mrn_debug_mark(void *p) {
     return p;
 }
 
+/* A block inside a live medium run whose object p points into, or NULL. Such a block's header
+ * names its run (large.c); one freed since may name a stale run, so the run's own header is
+ * checked, and only a run in p's chunk (one the debug checks know is mapped) is read. */
+static const char *mrn_debug_run_of(const void *p, const mrn_block *b) {
+    const char *run = b->map_base, *c = (const char *)p;
+    if (!run || c <= run || c >= run + b->map_len) return NULL;
+    if (((uintptr_t)run ^ (uintptr_t)p) >= MRN_CHUNK_SIZE) return NULL; /* runs never leave their chunk */
+    const mrn_block *head = mrn_block_of(run);
+    /* relaxed: debug reads, as in mrn_debug_check */
+    uintptr_t tag = atomic_load_explicit(&head->owner_tag, memory_order_relaxed);
+    bool live = (tag & (MRN_TAG_LARGE | MRN_TAG_CACHED)) == MRN_TAG_LARGE && head->cls != 0;
+    return live && head->free == run && c < run + head->map_len ? run : NULL;
+}
+
 /* Checks that p is an allocated object's address; reports it and aborts if not. */
 static void mrn_debug_check(const void *p, const char *what, bool release) {
-    if (!mrn_debug_owns(p))
+    const void *large;
+    if (!mrn_debug_owns(p, &large))
         mrn_alloc_die("%s(%p): not a pointer the allocator returned (it is in no memory the "
                       "allocator mapped): a stack or static address, or another allocator's memory?",
                       what, p);
+    if (large && p != large) { /* in the mapping of a large object of its own, not at its start */
+        if (p > large)
+            mrn_alloc_die("%s(%p): not the start of an object (it points %td bytes into a large object at %p)",
+                          what, p, (const char *)p - (const char *)large, large);
+        mrn_alloc_die("%s(%p): not a pointer the allocator returned (it is in the allocator's header "
+                      "before the large object at %p)", what, p, large);
+    }
     mrn_block *b = mrn_block_of(p);
     /* relaxed: debug reads; a concurrent double free is caught by the bitmap's atomic below */
     uintptr_t tag = atomic_load_explicit(&b->owner_tag, memory_order_relaxed);
@@ -769,8 +791,13 @@ static void mrn_debug_check(const void *p, const char *what, bool release) {
                           what, p, (const char *)p - (const char *)b->free, b->free);
         return;
     }
-    if (tag == 0)
+    if (tag == 0) {
+        const char *run = mrn_debug_run_of(p, b);
+        if (run)
+            mrn_alloc_die("%s(%p): not the start of an object (it points %td bytes into a large object at %p)",
+                          what, p, (const char *)p - run, (const void *)run);
         mrn_alloc_die("%s(%p): double free, or a pointer never returned (its block holds no object)", what, p);
+    }
     const char *start = mrn_object_start(b, p);
     if (start != p && !(tag & MRN_TAG_ALIGNED))
         mrn_alloc_die("%s(%p): not the start of an object (it points %td bytes into an object of %u "

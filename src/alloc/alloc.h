@@ -308,8 +308,10 @@ MRN_HIDDEN void mrn_run_keep(mrn_heap *h, mrn_block *b);
 /* ---- debug checks (debug.c; MRN_ALLOC_DEBUG only) ------------------------------------------------- */
 
 #if MRN_ALLOC_DEBUG
-MRN_HIDDEN void mrn_debug_region(void *start, size_t len, bool add); /* a mapping made or removed */
-MRN_HIDDEN bool mrn_debug_owns(const void *p);                       /* p lies in one of them */
+/* A mapping made or removed; object: the large object a mapping of its own holds (NULL: a chunk). */
+MRN_HIDDEN void mrn_debug_region(void *start, size_t len, bool add, const void *object);
+/* p lies in one of them; *object: that mapping's large object, or NULL (a chunk). */
+MRN_HIDDEN bool mrn_debug_owns(const void *p, const void **object);
 MRN_HIDDEN void mrn_debug_fork(bool lock);
 #endif
 

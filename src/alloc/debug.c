@@ -10,6 +10,7 @@
 
 typedef struct mrn_region {
     uintptr_t start, end;
+    const void *object; /* a large object's mapping: the object; a chunk: NULL */
 } mrn_region;
 
 static mrn_lock mrn_regions_lock = MRN_LOCK_INIT;
@@ -29,7 +30,7 @@ static size_t mrn_region_find(uintptr_t a) {
     return lo;
 }
 
-void mrn_debug_region(void *start, size_t len, bool add) {
+void mrn_debug_region(void *start, size_t len, bool add, const void *object) {
     uintptr_t a = (uintptr_t)start;
     mrn_lock_acquire(&mrn_regions_lock);
     size_t i = mrn_region_find(a);
@@ -52,18 +53,19 @@ void mrn_debug_region(void *start, size_t len, bool add) {
         mrn_regions_cap = cap;
     }
     memmove(mrn_regions + i + 1, mrn_regions + i, (mrn_nregions - i) * sizeof *mrn_regions);
-    mrn_regions[i] = (mrn_region){a, a + len};
+    mrn_regions[i] = (mrn_region){a, a + len, object};
     mrn_nregions++;
     mrn_lock_release(&mrn_regions_lock);
 }
 
-bool mrn_debug_owns(const void *p) {
+bool mrn_debug_owns(const void *p, const void **object) {
     uintptr_t a = (uintptr_t)p;
     mrn_lock_acquire(&mrn_regions_lock);
     size_t i = mrn_region_find(a);
     bool in = i < mrn_nregions && mrn_regions[i].start <= a;
+    *object = in ? mrn_regions[i].object : NULL;
     /* The header of p's block must lie in the same region (it does for every pointer returned). */
-    in = in && (uintptr_t)mrn_block_of(p) >= mrn_regions[i].start;
+    in = in && (*object || (uintptr_t)mrn_block_of(p) >= mrn_regions[i].start);
     mrn_lock_release(&mrn_regions_lock);
     return in;
 }

@@ -42,7 +42,7 @@ static void *mrn_large_map(size_t size, size_t align, unsigned mclass, mrn_heap 
     if (lo > raw) mrn_os_unmap(raw, (size_t)(lo - raw));
     if (raw + len > hi) mrn_os_unmap(hi, (size_t)(raw + len - hi));
 #if MRN_ALLOC_DEBUG
-    mrn_debug_region(lo, (size_t)(hi - lo), true);
+    mrn_debug_region(lo, (size_t)(hi - lo), true, (void *)p);
 #endif
     b->map_base = lo;
     b->map_len = (size_t)(hi - lo);
@@ -100,6 +100,16 @@ static void *mrn_medium_alloc(mrn_heap *h, size_t size, bool zero) {
         b->cls = k;
         b->size = (uint32_t)b->map_len; /* what a batch of frees counts (alloc.c: mrn_batch_add) */
         b->free = mrn_block_data(b);
+#if MRN_ALLOC_DEBUG
+        /* The headers of the run's other blocks name the run (nothing else reads them): the debug
+         * checks tell a pointer into the object from one the allocator never returned. */
+        for (unsigned j = 1; j < k; j++) {
+            /* relaxed: the run is h's alone; only a misused free reads these */
+            atomic_store_explicit(&b[j].owner_tag, 0, memory_order_relaxed);
+            b[j].map_base = b->map_base;
+            b[j].map_len = b->map_len;
+        }
+#endif
     }
     /* relaxed: h's from now; the program hands the object to other threads itself */
     atomic_store_explicit(&b->owner_tag, (uintptr_t)h | MRN_TAG_LARGE, memory_order_relaxed);
@@ -119,7 +129,7 @@ void *mrn_large_alloc(mrn_heap *h, size_t size, size_t align, bool zero) {
 
 static void mrn_large_unmap(mrn_block *b) {
 #if MRN_ALLOC_DEBUG
-    mrn_debug_region(b->map_base, b->map_len, false);
+    mrn_debug_region(b->map_base, b->map_len, false, NULL);
 #endif
     mrn_os_unmap(b->map_base, b->map_len);
 }

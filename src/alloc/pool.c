@@ -199,7 +199,7 @@ static bool mrn_trim_do(mrn_trim *t, size_t n) {
             continue;
         }
 #if MRN_ALLOC_DEBUG
-        mrn_debug_region(t[i].addr, t[i].len, false);
+        mrn_debug_region(t[i].addr, t[i].len, false, NULL);
 #endif
         mrn_os_unmap(t[i].addr, t[i].len);
         MRN_STAT_ADD(chunk_unmaps, 1);
@@ -245,7 +245,7 @@ static mrn_chunk *mrn_chunk_map(void) {
         mrn_os_unmap(base + MRN_CHUNK_SIZE, (size_t)(raw + 2 * MRN_CHUNK_SIZE - (base + MRN_CHUNK_SIZE)));
     MRN_STAT_ADD(chunks, 1);
 #if MRN_ALLOC_DEBUG
-    mrn_debug_region(base, MRN_CHUNK_SIZE, true);
+    mrn_debug_region(base, MRN_CHUNK_SIZE, true, NULL);
 #endif
     mrn_chunk *c = (mrn_chunk *)base; /* fresh memory: every field reads as zero */
     c->free = c->cold = MRN_CHUNK_ALL;
