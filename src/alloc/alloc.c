@@ -2,8 +2,8 @@
  *
  * Each thread owns a heap, reached through one initial-exec TLS pointer. A heap has, per size
  * class, an active block it allocates from and a list of blocks that have free objects; full blocks
- * are in no list (their tag says FULL, so the first free into one takes the slow path and lists it
- * again). The owner's malloc pops its active block's private free list and its free pushes onto the
+ * are in no list (their used count reads 1, the real one parked in full_used, so the first free into
+ * one takes the slow path and lists it again). The owner's malloc pops its active block's private free list and its free pushes onto the
  * object's block: no atomic read-modify-write on either. A free of another heap's object is kept in
  * a per-owner batch of the freeing thread and pushed onto the owner's remote list in bulk; the owner
  * takes that list whole when its active block runs dry — unless most of the thread's frees are
@@ -226,6 +226,7 @@ static void mrn_block_init(mrn_block *b, mrn_heap *h, unsigned c) {
     b->count = (uint32_t)(MRN_BLOCK_SIZE / b->size);
     b->used = 0;
     b->next = b->prev = NULL;
+    b->full_used = 0;
     b->carved = 0;
     mrn_block_carve(b);
 #if MRN_ALLOC_DEBUG
@@ -251,19 +252,26 @@ static void mrn_block_emptied(mrn_heap *h, mrn_block *b) {
     mrn_run_keep(h, b);
 }
 
+/* A free by the owner brought b's used count to 0: b was full (it goes back in its avail list), or
+ * it is empty now. */
+__attribute__((noinline)) static void mrn_block_freed_into(mrn_heap *h, mrn_block *b) {
+    if (b->full_used) {
+        b->used = b->full_used - 1;
+        b->full_used = 0;
+        mrn_avail_push(h, b);
+        if (b->used != 0) return;
+    }
+    mrn_block_emptied(h, b);
+}
+
 /* A free by the owner, the general case: an aligned object, a full block, an emptied block. */
 static void mrn_owner_free(mrn_heap *h, mrn_block *b, void *p) {
     /* relaxed: only this thread writes the tag of its blocks */
     uintptr_t tag = atomic_load_explicit(&b->owner_tag, memory_order_relaxed);
     if (tag & MRN_TAG_ALIGNED) p = mrn_object_start(b, p);
-    if (tag & MRN_TAG_FULL) {
-        /* relaxed: as above; foreign frees read only the heap part, which does not change */
-        atomic_store_explicit(&b->owner_tag, tag & ~MRN_TAG_FULL, memory_order_relaxed);
-        mrn_avail_push(h, b);
-    }
     *(void **)p = b->free;
     b->free = p;
-    if (--b->used == 0) mrn_block_emptied(h, b);
+    if (--b->used == 0) mrn_block_freed_into(h, b);
 }
 
 static void *mrn_small_alloc_slow(mrn_heap *h, unsigned c);
@@ -356,7 +364,7 @@ static inline void mrn_collect_one(mrn_heap *h, void *p) {
     if (MRN_LIKELY(tag == (uintptr_t)h)) { /* a plain block (no flag): as merino_free's fast path */
         *(void **)p = b->free;
         b->free = p;
-        if (--b->used == 0) mrn_block_emptied(h, b);
+        if (--b->used == 0) mrn_block_freed_into(h, b);
     } else if (tag & MRN_TAG_LARGE) {
         mrn_large_free(h, b);
     } else {
@@ -587,7 +595,7 @@ static inline __attribute__((always_inline)) void mrn_free(void *p) {
         *(void **)p = b->free;
         b->free = p;
         if (MRN_LIKELY(--b->used != 0)) return;
-        mrn_block_emptied(h, b);
+        mrn_block_freed_into(h, b);
         return;
     }
     mrn_free_slow(p, b, tag, h); /* the tag and heap as read here: already in the argument registers */
@@ -619,9 +627,8 @@ static void *mrn_small_alloc_from(mrn_heap *h, unsigned c, bool own) {
     if (!b->free) {
         mrn_heap_tick(h); /* a slow path that changes blocks: where the pool's decay is driven from */
         if (b != &mrn_empty_block) {
-            /* relaxed: only this thread writes its blocks' tags */
-            uintptr_t tag = atomic_load_explicit(&b->owner_tag, memory_order_relaxed);
-            atomic_store_explicit(&b->owner_tag, tag | MRN_TAG_FULL, memory_order_relaxed);
+            b->full_used = b->used;
+            b->used = 1;
         }
         b = h->avail[c];
         if (b) {

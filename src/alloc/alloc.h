@@ -95,7 +95,6 @@ MRN_HIDDEN extern uint64_t mrn_decay_ms; /* as mrn_pool_keep */
 #define MRN_BATCHES 8
 
 /* owner_tag: the owning heap's address, with flags in its low bits (heaps are page aligned). */
-#define MRN_TAG_FULL ((uintptr_t)1)    /* no free object: not the active block, not in the avail list */
 #define MRN_TAG_ALIGNED ((uintptr_t)2) /* holds an object returned at an offset (aligned alloc) */
 #define MRN_TAG_LARGE ((uintptr_t)4)   /* a medium run (with its heap) or a large mapping (no heap) */
 #define MRN_TAG_CACHED ((uintptr_t)8)  /* a medium run sitting in a heap's cache (freed) */
@@ -104,7 +103,7 @@ MRN_HIDDEN extern uint64_t mrn_decay_ms; /* as mrn_pool_keep */
 typedef struct mrn_heap mrn_heap;
 
 typedef struct mrn_block {
-    /* ---- line 0: read by foreign frees; written when the block changes owner or state */
+    /* ---- line 0: read by foreign frees; written when the block changes owner or kind */
     /* The owning heap | flags. Written only by the owning thread (or under the pool lock when the
      * block has no owner); read by any thread freeing an object of the block. */
     _Atomic uintptr_t owner_tag;
@@ -118,6 +117,12 @@ typedef struct mrn_block {
     uint32_t used;     /* objects handed out and not yet freed back to this list (owner only) */
     uint32_t carved;   /* small: objects put on the free list so far (the rest untouched) */
     struct mrn_block *next, *prev; /* avail list of its bin; the pool's list when free */
+    /* A full block (no free object: not the active block, in no avail list) keeps its count of
+     * objects handed out here, and used reads 1: the owner's first free into it brings used to 0,
+     * the free fast path's one test, and takes the slow path that queues the block. Not a flag in
+     * the tag: the tag's line is read by every thread freeing into the block, and blocks fill and
+     * get a free again often. 0 when the block is not full. */
+    uint32_t full_used;
 } mrn_block;
 
 _Static_assert(sizeof(mrn_block) == MRN_BLOCK_HDR, "the block header is MRN_BLOCK_HDR bytes");
