@@ -53,6 +53,11 @@ static int run_child(const char *name) {
         fprintf(stderr, "object at %p\n", l);
         merino_free(l);
         merino_free(l);
+    } else if (strcmp(name, "chunk_header") == 0) {
+        /* inside the header block of p's chunk, where the chunk's own record sits */
+        char *h = (char *)((uintptr_t)p & ~(uintptr_t)(MRN_CHUNK_SIZE - 1)) + 200;
+        fprintf(stderr, "object at %p\n", (void *)h);
+        merino_free(h);
     } else if (strncmp(name, "deep_", 5) == 0) {
         /* A pointer a block or more into a medium run, or a megabyte or more into a mapping of its
          * own (one aligned to 2 MB among them), or into a medium run already freed: its block's
@@ -111,6 +116,7 @@ int main(int argc, char **argv) {
         {"large_double", "not a pointer"}, {"medium_double", "double free"},
         {"deep_medium", "into a large object"}, {"deep_large", "into a large object"},
         {"deep_large_aligned", "into a large object"}, {"deep_medium_freed", "double free"},
+        {"chunk_header", "never returned"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         check_child c = check_run_child(cases[i].name, NULL, 30);

@@ -2,13 +2,14 @@
  *
  * Each thread owns a heap, reached through one initial-exec TLS pointer. A heap has, per size
  * class, an active block it allocates from and a list of blocks that have free objects; full blocks
- * are in no list (their used count reads 1, the real one parked in full_used, so the first free into
- * one takes the slow path and lists it again). The owner's malloc pops its active block's private free list and its free pushes onto the
- * object's block: no atomic read-modify-write on either. A free of another heap's object is kept in
- * a per-owner batch of the freeing thread and pushed onto the owner's remote list in bulk; the owner
- * takes that list whole when its active block runs dry — unless most of the thread's frees are
- * foreign, when it keeps them for its own allocations (reuse). A thread's exit leaves its heap on a list of
- * abandoned heaps, and the next new thread takes it over, blocks, remote list and all. */
+ * are in no list (their used count reads 1, the real one parked in full_used, so the first free
+ * into one takes the slow path and lists it again). The owner's malloc pops its active block's
+ * private free list and its free pushes onto the object's block: no atomic read-modify-write on
+ * either. A free of another heap's object is kept in a per-owner batch of the freeing thread and
+ * pushed onto the owner's remote list in bulk; the owner takes that list whole when its active
+ * block runs dry — unless most of the thread's frees are foreign, when it keeps them for its own
+ * allocations (reuse). A thread's exit leaves its heap on a list of abandoned heaps, and the next
+ * new thread takes it over, blocks, remote list and all. */
 #include "alloc.h"
 
 #include "merino_alloc.h"
@@ -766,7 +767,11 @@ static void *mrn_debug_mark(void *p) {
 static const char *mrn_debug_run_of(const void *p, const mrn_block *b) {
     const char *run = b->map_base, *c = (const char *)p;
     if (!run || c <= run || c >= run + b->map_len) return NULL;
-    if (((uintptr_t)run ^ (uintptr_t)p) >= MRN_CHUNK_SIZE) return NULL; /* runs never leave their chunk */
+    /* a run starts at a block of p's chunk past its header blocks, and never leaves the chunk */
+    uintptr_t at = (uintptr_t)run & (MRN_CHUNK_SIZE - 1);
+    if (((uintptr_t)run ^ (uintptr_t)p) >= MRN_CHUNK_SIZE || at % MRN_BLOCK_SIZE ||
+        at < MRN_CHUNK_HDR_BLOCKS * MRN_BLOCK_SIZE)
+        return NULL;
     const mrn_block *head = mrn_block_of(run);
     /* relaxed: debug reads, as in mrn_debug_check */
     uintptr_t tag = atomic_load_explicit(&head->owner_tag, memory_order_relaxed);
