@@ -1,5 +1,5 @@
-/* A heap's full blocks come back into use (src/alloc/alloc.c: a full block's count of objects in
- * use is parked in full_used and the count reads 1, so the first free into it lists it again).
+/* A heap's full blocks come back into use (src/alloc/alloc.c: a full block is flagged and its
+ * count of objects in use reads 1, so the first free into it lists it again).
  * For classes of 2, 2, 16 and 341 objects a block: a thread fills blocks with objects, frees every
  * other one itself, and allocates as many again — each must come from a block it filled (no new
  * block while the full ones have room); then another thread frees every other one (the frees

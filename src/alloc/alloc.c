@@ -2,8 +2,8 @@
  *
  * Each thread owns a heap, reached through one initial-exec TLS pointer. A heap has, per size
  * class, an active block it allocates from and a list of blocks that have free objects; full blocks
- * are in no list (their used count reads 1, the real one parked in full_used, so the first free
- * into one takes the slow path and lists it again). The owner's malloc pops its active block's
+ * are in no list (flagged full, their used count reads 1, so the first free into one takes the
+ * slow path and lists it again). The owner's malloc pops its active block's
  * private free list and its free pushes onto the object's block: no atomic read-modify-write on
  * either. A free of another heap's object is kept in a per-owner batch of the freeing thread and
  * pushed onto the owner's remote list in bulk; the owner takes that list whole when its active
@@ -227,7 +227,7 @@ static void mrn_block_init(mrn_block *b, mrn_heap *h, unsigned c) {
     b->count = (uint32_t)(MRN_BLOCK_SIZE / b->size);
     b->used = 0;
     b->next = b->prev = NULL;
-    b->full_used = 0;
+    b->full = false;
     b->carved = 0;
     mrn_block_carve(b);
 #if MRN_ALLOC_DEBUG
@@ -253,14 +253,15 @@ static void mrn_block_emptied(mrn_heap *h, mrn_block *b) {
     mrn_run_keep(h, b);
 }
 
-/* A free by the owner brought b's used count to 0: b was full (it goes back in its avail list), or
- * it is empty now. */
+/* A free by the owner brought b's used count to 0: b was full (it goes back in its avail list, all
+ * its objects out but this one: at least one, a small block holds two or more), or it is empty. */
+_Static_assert(MRN_BLOCK_SIZE / MRN_SMALL_MAX >= 2, "a small block holds two objects at least");
 __attribute__((noinline)) static void mrn_block_freed_into(mrn_heap *h, mrn_block *b) {
-    if (b->full_used) {
-        b->used = b->full_used - 1;
-        b->full_used = 0;
+    if (b->full) {
+        b->full = false;
+        b->used = b->count - 1;
         mrn_avail_push(h, b);
-        if (b->used != 0) return;
+        return;
     }
     mrn_block_emptied(h, b);
 }
@@ -627,8 +628,8 @@ static void *mrn_small_alloc_from(mrn_heap *h, unsigned c, bool own) {
     if (!b->free && b->carved < b->count) mrn_block_carve(b);
     if (!b->free) {
         mrn_heap_tick(h); /* a slow path that changes blocks: where the pool's decay is driven from */
-        if (b != &mrn_empty_block) {
-            b->full_used = b->used;
+        if (b != &mrn_empty_block) { /* its free list empty and every object carved: all out */
+            b->full = true;
             b->used = 1;
         }
         b = h->avail[c];

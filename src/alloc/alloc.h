@@ -117,12 +117,12 @@ typedef struct mrn_block {
     uint32_t used;     /* objects handed out and not yet freed back to this list (owner only) */
     uint32_t carved;   /* small: objects put on the free list so far (the rest untouched) */
     struct mrn_block *next, *prev; /* avail list of its bin; the pool's list when free */
-    /* A full block (no free object: not the active block, in no avail list) keeps its count of
-     * objects handed out here, and used reads 1: the owner's first free into it brings used to 0,
-     * the free fast path's one test, and takes the slow path that queues the block. Not a flag in
-     * the tag: the tag's line is read by every thread freeing into the block, and blocks fill and
-     * get a free again often. 0 when the block is not full. */
-    uint32_t full_used;
+    /* A full block (no free object: not the active block, in no avail list; all count objects
+     * handed out) has this set and used reading 1: the owner's first free into it brings used to
+     * 0, the free fast path's one test, and takes the slow path that queues the block. Not a flag
+     * in the tag: the tag's line is read by every thread freeing into the block, and blocks fill
+     * and get a free again often. */
+    bool full;
 } mrn_block;
 
 _Static_assert(sizeof(mrn_block) == MRN_BLOCK_HDR, "the block header is MRN_BLOCK_HDR bytes");
