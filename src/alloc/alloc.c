@@ -780,6 +780,12 @@ static const char *mrn_debug_run_of(const void *p, const mrn_block *b) {
     return live && head->free == run && c < run + head->map_len ? run : NULL;
 }
 
+/* Reports p, a pointer into the large object at start, and aborts. */
+__attribute__((noreturn)) static void mrn_debug_die_inside(const char *what, const void *p, const void *start) {
+    mrn_alloc_die("%s(%p): not the start of an object (it points %td bytes into a large object at %p)", what, p,
+                  (const char *)p - (const char *)start, start);
+}
+
 /* Checks that p is an allocated object's address; reports it and aborts if not. */
 static void mrn_debug_check(const void *p, const char *what, bool release) {
     const void *large;
@@ -788,9 +794,7 @@ static void mrn_debug_check(const void *p, const char *what, bool release) {
                       "allocator mapped): a stack or static address, or another allocator's memory?",
                       what, p);
     if (large && p != large) { /* in the mapping of a large object of its own, not at its start */
-        if (p > large)
-            mrn_alloc_die("%s(%p): not the start of an object (it points %td bytes into a large object at %p)",
-                          what, p, (const char *)p - (const char *)large, large);
+        if (p > large) mrn_debug_die_inside(what, p, large);
         mrn_alloc_die("%s(%p): not a pointer the allocator returned (it is in the allocator's header "
                       "before the large object at %p)", what, p, large);
     }
@@ -799,16 +803,12 @@ static void mrn_debug_check(const void *p, const char *what, bool release) {
     uintptr_t tag = atomic_load_explicit(&b->owner_tag, memory_order_relaxed);
     if (tag & MRN_TAG_LARGE) {
         if (tag & MRN_TAG_CACHED) mrn_alloc_die("%s(%p): double free (this large object is already free)", what, p);
-        if (p != b->free)
-            mrn_alloc_die("%s(%p): not the start of an object (it points %td bytes into a large object at %p)",
-                          what, p, (const char *)p - (const char *)b->free, b->free);
+        if (p != b->free) mrn_debug_die_inside(what, p, b->free);
         return;
     }
     if (tag == 0) {
         const char *run = mrn_debug_run_of(p, b);
-        if (run)
-            mrn_alloc_die("%s(%p): not the start of an object (it points %td bytes into a large object at %p)",
-                          what, p, (const char *)p - run, (const void *)run);
+        if (run) mrn_debug_die_inside(what, p, run);
         mrn_alloc_die("%s(%p): double free, or a pointer never returned (its block holds no object)", what, p);
     }
     const char *start = mrn_object_start(b, p);
