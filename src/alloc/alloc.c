@@ -245,10 +245,10 @@ static inline char *mrn_object_start(mrn_block *b, const void *p) {
     return mrn_block_data(b) + off - off % b->size;
 }
 
-/* b's last object came back: unless it is the class's active block, it waits in the heap's cache
- * of free runs for the heap's next block (of any class), or goes to the pool when that is full. */
+/* b's last object came back (b is not the class's active block: that one's pin keeps its count
+ * above 0): it waits in the heap's cache of free runs for the heap's next block (of any class), or
+ * goes to the pool when that is full. */
 static void mrn_block_emptied(mrn_heap *h, mrn_block *b) {
-    if (h->active[b->cls] == b || h->real[b->cls] == b) return;
     mrn_avail_remove(h, b);
     mrn_run_keep(h, b);
 }
@@ -645,9 +645,10 @@ static void *mrn_small_alloc_from(mrn_heap *h, unsigned c, bool own) {
             }
             mrn_block_init(b, h, c);
         }
+        b->used++; /* the active block's pin (alloc.h: used) */
         *slot = b;
     }
-    h->win_alloc += b->carved - b->used; /* the objects on b's list: what this refill made available */
+    h->win_alloc += b->carved + 1 - b->used; /* the objects on b's list (less the pin): what this refill made available */
     if (h->win_alloc + h->win_foreign > MRN_REUSE_WINDOW) mrn_reuse_decide(h);
     return mrn_block_pop(b);
 }
@@ -902,7 +903,7 @@ static void mrn_heap_trim(mrn_heap *h) {
     mrn_medium_drop(h);
     for (unsigned c = 0; c < MRN_NCLASSES; c++) {
         mrn_block *b = h->active[c];
-        if (b != &mrn_empty_block && b->used == 0) {
+        if (b != &mrn_empty_block && b->used == 1) { /* only the pin: every object free */
             h->active[c] = &mrn_empty_block;
             mrn_pool_put(b, 1);
         }

@@ -114,7 +114,11 @@ typedef struct mrn_block {
     size_t map_len;
     /* ---- line 1: the owner's, written at every malloc and free */
     _Alignas(64) void *free; /* private free list (owner only); large: the object's address */
-    uint32_t used;     /* objects handed out and not yet freed back to this list (owner only) */
+    /* Objects handed out and not yet freed back to this list (owner only), plus 1 while the block
+     * is its class's active one (or waits in real[] behind a pseudo-block): with few objects out, the
+     * active block emptied on 17% of frees in speed-cross at 1 thread, each a mispredicted branch
+     * and a call that found nothing to do. */
+    uint32_t used;
     uint32_t carved;   /* small: objects put on the free list so far (the rest untouched) */
     struct mrn_block *next, *prev; /* avail list of its bin; the pool's list when free */
     /* A full block (no free object: not the active block, in no avail list; all count objects
