@@ -1,7 +1,7 @@
 /* Bad input to the allocator, as the C standard and POSIX say: free(NULL) does nothing,
  * realloc(NULL, n) allocates, an alignment that is not a power of two fails with EINVAL, a size
  * whose rounding or multiplication overflows fails with ENOMEM (never a small object). Also:
- * MERINO_ALLOC_STATS=1 prints statistics at exit (a child). */
+ * MERINO_ALLOC_STATS=1 prints statistics at exit (a child); the settings, bad and good. */
 #include "check.h"
 
 #include "alloc_test.h"
@@ -19,11 +19,34 @@
                   check__p, errno, err);                                                           \
     } while (0)
 
+/* The "calloc" child with setting (an environment entry), which must have zeroed by decommit this
+ * many of its callocs of recycled memory (the two after the first). */
+static void calloc_child(const char *setting, int decommits) {
+    check_child c = check_run_child("calloc", (const char *const[]){"MERINO_ALLOC_STATS=1", setting, NULL}, 30);
+    CHECK_CHILD(c, c.exited && c.code == 0);
+    char want[64];
+    snprintf(want, sizeof want, "callocs zeroed by decommit %d\n", decommits);
+    CHECK_MSG(strstr(c.err, want) != NULL, "with %s, the statistics do not say '%.*s':\n%s", setting,
+              (int)strlen(want) - 1, want, c.err);
+    check_child_free(&c);
+}
+
 static int run_child(const char *name) {
     if (strcmp(name, "stats") == 0) {
         void *p[100];
         for (int i = 0; i < 100; i++) p[i] = merino_malloc((size_t)i * 1000 + 1);
         for (int i = 0; i < 100; i++) merino_free(p[i]);
+        return 0;
+    }
+    if (strcmp(name, "calloc") == 0) { /* a calloc of a recycled medium run must read as zero */
+        enum { N = 100 * 1024 };
+        for (int round = 0; round < 3; round++) {
+            unsigned char *p = merino_calloc(1, N);
+            CHECK(p != NULL);
+            for (size_t i = 0; i < N; i++) CHECK_MSG(p[i] == 0, "calloc'd byte %zu reads %d (round %d)", i, p[i], round);
+            memset(p, 0xa5, N); /* dirty for the next round's calloc, which gets the same run back */
+            merino_free(p);
+        }
         return 0;
     }
     return 99;
@@ -92,6 +115,17 @@ int main(int argc, char **argv) {
     c = check_run_child("stats", (const char *const[]){"-MERINO_ALLOC_STATS", NULL}, 30);
     CHECK_CHILD(c, c.exited && c.code == 0 && c.err[0] == 0);
     check_child_free(&c);
-    printf("test_alloc_bad_input: NULL, zero, overflowing sizes and bad alignments as the standard says; stats at exit; a bad MERINO_ALLOC_RETAIN or MERINO_ALLOC_DECAY_MS\n");
+    /* MERINO_ALLOC_CALLOC_DECOMMIT: a calloc of recycled memory is decommitted from 48 KB on by
+     * default, never with 0, not below the size given; it reads as zero every way. */
+    c = check_run_child("calloc", (const char *const[]){"MERINO_ALLOC_CALLOC_DECOMMIT=1e3", "-MERINO_ALLOC_STATS", NULL}, 30);
+    CHECK_CHILD(c, c.exited && c.code == 0);
+    CHECK_STR_CONTAINS(c.err, "MERINO_ALLOC_CALLOC_DECOMMIT=1e3 ignored");
+    CHECK_STR_CONTAINS(c.err, "(default 48)");
+    check_child_free(&c);
+    calloc_child("-MERINO_ALLOC_CALLOC_DECOMMIT", 2); /* 100 KB from 48 KB on: decommitted */
+    calloc_child("MERINO_ALLOC_CALLOC_DECOMMIT=0", 0);
+    calloc_child("MERINO_ALLOC_CALLOC_DECOMMIT=101", 0);
+    calloc_child("MERINO_ALLOC_CALLOC_DECOMMIT=100", 2);
+    printf("test_alloc_bad_input: NULL, zero, overflowing sizes and bad alignments as the standard says; stats at exit; a bad MERINO_ALLOC_RETAIN, MERINO_ALLOC_DECAY_MS or MERINO_ALLOC_CALLOC_DECOMMIT; calloc's decommit threshold\n");
     return 0;
 }

@@ -112,8 +112,9 @@ static bool mrn_number_setting(const char *name, const char *what, unsigned dflt
     return true;
 }
 
-/* MERINO_ALLOC_RETAIN (KB the pool keeps resident for good) and MERINO_ALLOC_DECAY_MS (how long
- * free memory beyond that stays resident). */
+/* MERINO_ALLOC_RETAIN (KB the pool keeps resident for good), MERINO_ALLOC_DECAY_MS (how long free
+ * memory beyond that stays resident) and MERINO_ALLOC_CALLOC_DECOMMIT (the KB from which a calloc
+ * of recycled memory decommits its pages rather than clearing them; 0, never). */
 static void mrn_settings(void) {
     unsigned long long v;
     if (mrn_number_setting("MERINO_ALLOC_RETAIN", "the KB of free memory the allocator keeps resident",
@@ -123,6 +124,11 @@ static void mrn_settings(void) {
                            "the milliseconds free memory stays resident before it goes back to the OS",
                            MRN_DECAY_MS, &v))
         mrn_decay_ms = v;
+    if (mrn_number_setting("MERINO_ALLOC_CALLOC_DECOMMIT",
+                           "the KB from which a calloc of recycled memory decommits its pages instead of "
+                           "clearing them (0: never)",
+                           (unsigned)(MRN_ZERO_DECOMMIT / 1024), &v))
+        mrn_zero_decommit = v ? (size_t)v * 1024 : SIZE_MAX;
 }
 
 static void mrn_global_init(void) {

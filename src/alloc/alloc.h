@@ -63,8 +63,10 @@
 #define MRN_MEDIUM_KEEP 32                      /* cached runs per length and heap (1 MB bounds them) */
 #define MRN_MEDIUM_KEEP_BYTES (1024 * 1024)     /* and at most this much per heap */
 /* A calloc of a recycled medium run of at least this many bytes decommits its whole pages instead
- * of clearing them (large.c: mrn_medium_zero). */
+ * of clearing them (large.c: mrn_medium_zero); MERINO_ALLOC_CALLOC_DECOMMIT overrides it, in KB (0:
+ * never, clear them all). */
 #define MRN_ZERO_DECOMMIT ((size_t)48 * 1024)
+MRN_HIDDEN extern size_t mrn_zero_decommit; /* written once at initialization, before any heap exists */
 /* Free blocks kept resident in the global pool (MERINO_ALLOC_RETAIN overrides it, in KB): past
  * twice this, the pool gives back (unmaps entirely free chunks, decommits other free blocks) down to
  * this; a thread's exit trims it to half of this. */

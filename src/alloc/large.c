@@ -55,16 +55,18 @@ static void *mrn_large_map(size_t size, size_t align, unsigned mclass, mrn_heap 
 
 /* ---- allocation and free ------------------------------------------------------------------------------ */
 
+size_t mrn_zero_decommit = MRN_ZERO_DECOMMIT;
+
 /* Zeroes the object at p of size bytes (a recycled run's start, page aligned). From
- * MRN_ZERO_DECOMMIT bytes on, the object's whole pages are decommitted instead of cleared, as
+ * mrn_zero_decommit bytes on, the object's whole pages are decommitted instead of cleared, as
  * jemalloc zeroes a recycled extent (ehooks_default_zero_impl): the kernel maps zero pages as they
  * are touched, so a calloc'd buffer the program fills only in part does not make resident the
  * memory it never writes — at the price of a system call (and a TLB shootdown on the cores running
  * the program's other threads). Now that freed runs stay resident (pool.c's decay), this is what
- * keeps the MTS mix's peak resident size below jemalloc's (the threshold's measurements:
- * docs/alloc.md). */
+ * keeps the MTS mix's peak resident size below jemalloc's, and what halves its speed (the
+ * threshold's measurements: docs/alloc.md). */
 static void mrn_medium_zero(char *p, size_t size) {
-    if (size < MRN_ZERO_DECOMMIT) {
+    if (size < mrn_zero_decommit) {
         memset(p, 0, size);
         return;
     }
