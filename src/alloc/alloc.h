@@ -256,6 +256,9 @@ MRN_HIDDEN void mrn_lock_hold(mrn_lock *l, bool hold); /* acquire (true) or rele
 /* Anonymous read-write memory of len bytes (a multiple of the page), or NULL (errno ENOMEM). */
 MRN_HIDDEN void *mrn_os_map(size_t len);
 MRN_HIDDEN void mrn_os_unmap(void *p, size_t len);
+/* The same for a table whose pages are touched a little at a time and never given back: not counted
+ * as mapped (the statistics, and the tests' resident figures, count what the allocator holds). */
+MRN_HIDDEN void *mrn_os_reserve(size_t len);
 /* Gives the pages back to the OS; they read as zero when next touched. false: it failed (locked
  * pages), and they keep their bytes. */
 MRN_HIDDEN bool mrn_os_decommit(void *p, size_t len);

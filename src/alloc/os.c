@@ -27,6 +27,11 @@ void *mrn_os_map(size_t len) {
     return p;
 }
 
+void *mrn_os_reserve(size_t len) {
+    void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    return p == MAP_FAILED ? NULL : p;
+}
+
 void mrn_os_unmap(void *p, size_t len) {
     if (munmap(p, len) != 0)
         mrn_alloc_die("munmap(%p, %zu) failed: errno %d (the allocator's state is corrupt)", p, len, errno);
