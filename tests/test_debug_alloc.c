@@ -1,4 +1,5 @@
-/* Debug build of the allocator (MERINO_DEBUG): a double free, a free of a pointer it never returned
+/* Debug build of the allocator (MERINO_DEBUG): a double free (also of an object the owner's cache
+ * holds), a free of a pointer it never returned
  * (stack, static, another allocator's, the middle of an object — a small one, or deep inside a
  * medium run or a large mapping), a double free of a large object, each in a child process, must be reported with the address — never corrupt the heap silently.
  *
@@ -29,6 +30,17 @@ static int run_child(const char *name) {
         merino_free(p);
         merino_free(merino_malloc(40)); /* the same object again, freed again */
         merino_free(p);
+    } else if (strcmp(name, "own_double") == 0) { /* a class whose owner's frees are cached */
+        char *q = (char *)merino_malloc(4000);
+        fprintf(stderr, "object at %p\n", (void *)q);
+        merino_free(q);
+        merino_free(q);
+    } else if (strcmp(name, "own_double_reused") == 0) {
+        char *q = (char *)merino_malloc(4000);
+        fprintf(stderr, "object at %p\n", (void *)q);
+        merino_free(q);
+        merino_free(merino_malloc(4000)); /* the same object, out of the cache and back */
+        merino_free(q);
     } else if (strcmp(name, "stack") == 0) {
         int x;
         fprintf(stderr, "object at %p\n", (void *)&x);
@@ -111,6 +123,7 @@ int main(int argc, char **argv) {
         const char *name, *says;
     } cases[] = {
         {"double_free", "double free"},   {"double_free_reused", "double free"},
+        {"own_double", "double free"},    {"own_double_reused", "double free"},
         {"stack", "not a pointer"},       {"static", "not a pointer"},
         {"libc", "not a pointer"},        {"interior", "not the start of an object"},
         {"large_double", "not a pointer"}, {"medium_double", "double free"},

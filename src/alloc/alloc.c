@@ -242,7 +242,7 @@ static void mrn_block_init(mrn_block *b, mrn_heap *h, unsigned c) {
 #endif
     /* relaxed: the block came through the pool's lock; other threads learn its owner only from an
      * object of it, which the program hands over with its own synchronization */
-    atomic_store_explicit(&b->owner_tag, (uintptr_t)h, memory_order_relaxed);
+    atomic_store_explicit(&b->owner_tag, (uintptr_t)h | (c >= MRN_OWN_CLASS ? MRN_TAG_OWN : 0), memory_order_relaxed);
 }
 
 /* The start of the object of b (a small block) that p points into. */
@@ -554,10 +554,27 @@ static bool mrn_reuse_push(mrn_heap *h, unsigned c, void *p) {
     return true;
 }
 
-/* Every reused object of h sent home (a thread's exit); the real blocks active again. */
+/* Keeps p, h's own object of class c (from MRN_OWN_CLASS on), in the class's pseudo-block for h's
+ * next allocations; false when it holds MRN_OWN_BYTES of objects already. */
+static bool mrn_own_push(mrn_heap *h, unsigned c, void *p) {
+    mrn_block *pb = &h->reuse[c];
+    uint32_t max = (uint32_t)(MRN_OWN_BYTES / mrn_class_size[c]);
+    if ((int32_t)pb->used <= -(int32_t)max) return false;
+    *(void **)p = pb->free;
+    pb->free = p;
+    pb->used--;
+    if (h->active[c] != pb) {
+        h->real[c] = h->active[c];
+        h->active[c] = pb;
+    }
+    return true;
+}
+
+/* Every reused object of h, and every object of its own cache, sent home (a thread's exit); the
+ * real blocks active again. */
 static void mrn_reuse_drain(mrn_heap *h) {
     h->reusing = false;
-    for (unsigned c = 0; c < MRN_REUSE_CLASSES; c++) {
+    for (unsigned c = 0; c < MRN_NCLASSES; c++) {
         mrn_block *pb = &h->reuse[c];
         if (h->real[c]) {
             h->active[c] = h->real[c];
@@ -566,9 +583,13 @@ static void mrn_reuse_drain(mrn_heap *h) {
         while (pb->free) {
             void *p = mrn_block_pop(pb);
             mrn_block *b = mrn_block_of(p);
-            /* relaxed: another heap's tag, whose heap part does not change while p is live */
+            /* relaxed: the heap part of a live object's tag does not change; h's own tags only h writes */
             uintptr_t tag = atomic_load_explicit(&b->owner_tag, memory_order_relaxed);
-            mrn_foreign_free(h, (mrn_heap *)(tag & ~MRN_TAG_FLAGS), p, b);
+            mrn_heap *owner = (mrn_heap *)(tag & ~MRN_TAG_FLAGS);
+            if (owner == h)
+                mrn_owner_free(h, b, p);
+            else
+                mrn_foreign_free(h, owner, p, b);
         }
     }
 }
@@ -691,6 +712,8 @@ __attribute__((noinline)) static void mrn_free_general(void *p, mrn_block *b, ui
 /* tag: b's owner tag as mrn_free read it; me: this thread's heap. */
 __attribute__((noinline)) static void mrn_free_slow(void *p, mrn_block *b, uintptr_t tag, mrn_heap *me) {
     mrn_heap *owner = (mrn_heap *)(tag & ~MRN_TAG_FLAGS);
+    /* Likely too: our own object of a class we cache (a plain one: not aligned) */
+    if (tag == ((uintptr_t)me | MRN_TAG_OWN) && mrn_own_push(me, b->cls, p)) return;
     if (owner != me && owner && me != &mrn_empty_heap) { /* another heap's object */
         me->win_foreign++;
         if (me->reusing && !(tag & (MRN_TAG_ALIGNED | MRN_TAG_LARGE | MRN_TAG_CACHED)) &&
