@@ -537,36 +537,35 @@ static void mrn_reuse_decide(mrn_heap *h) {
     h->win_alloc = a / 2;
 }
 
+/* Pushes p on pb, the pseudo-block of class c, which becomes the class's active block (its real
+ * one waiting in real[c]) if it is not already. */
+static inline void mrn_pseudo_push(mrn_heap *h, unsigned c, mrn_block *pb, void *p) {
+    *(void **)p = pb->free;
+    pb->free = p;
+    pb->used--;
+    if (h->active[c] != pb) {
+        h->real[c] = h->active[c];
+        h->active[c] = pb;
+    }
+}
+
 /* Keeps p, another heap's object of class c, for h's next allocations of the class; false when the
  * class holds MRN_REUSE_MAX already. */
 static bool mrn_reuse_push(mrn_heap *h, unsigned c, void *p) {
     mrn_block *pb = &h->reuse[c];
     if ((int32_t)pb->used <= -MRN_REUSE_MAX) return false;
-    *(void **)p = pb->free;
-    pb->free = p;
-    pb->used--;
-    if (h->active[c] != pb) {
-        h->real[c] = h->active[c];
-        h->active[c] = pb;
-    }
+    mrn_pseudo_push(h, c, pb, p);
     /* relaxed, no read-modify-write: only h's thread writes it (statistics) */
     atomic_store_explicit(&h->reused, atomic_load_explicit(&h->reused, memory_order_relaxed) + 1, memory_order_relaxed);
     return true;
 }
 
-/* Keeps p, h's own object of class c (from MRN_OWN_CLASS on), in the class's pseudo-block for h's
- * next allocations; false when it holds MRN_OWN_BYTES of objects already. */
-static bool mrn_own_push(mrn_heap *h, unsigned c, void *p) {
-    mrn_block *pb = &h->reuse[c];
-    uint32_t max = (uint32_t)(MRN_OWN_BYTES / mrn_class_size[c]);
-    if ((int32_t)pb->used <= -(int32_t)max) return false;
-    *(void **)p = pb->free;
-    pb->free = p;
-    pb->used--;
-    if (h->active[c] != pb) {
-        h->real[c] = h->active[c];
-        h->active[c] = pb;
-    }
+/* Keeps p, h's own object of block b (a class from MRN_OWN_CLASS on), in the class's pseudo-block
+ * for h's next allocations; false when one more would take it past MRN_OWN_BYTES of objects. */
+static bool mrn_own_push(mrn_heap *h, const mrn_block *b, void *p) {
+    mrn_block *pb = &h->reuse[b->cls];
+    if ((uint32_t)(1 - (int32_t)pb->used) * b->size > MRN_OWN_BYTES) return false;
+    mrn_pseudo_push(h, b->cls, pb, p);
     return true;
 }
 
@@ -713,7 +712,7 @@ __attribute__((noinline)) static void mrn_free_general(void *p, mrn_block *b, ui
 __attribute__((noinline)) static void mrn_free_slow(void *p, mrn_block *b, uintptr_t tag, mrn_heap *me) {
     mrn_heap *owner = (mrn_heap *)(tag & ~MRN_TAG_FLAGS);
     /* Likely too: our own object of a class we cache (a plain one: not aligned) */
-    if (tag == ((uintptr_t)me | MRN_TAG_OWN) && mrn_own_push(me, b->cls, p)) return;
+    if (tag == ((uintptr_t)me | MRN_TAG_OWN) && mrn_own_push(me, b, p)) return;
     if (owner != me && owner && me != &mrn_empty_heap) { /* another heap's object */
         me->win_foreign++;
         if (me->reusing && !(tag & (MRN_TAG_ALIGNED | MRN_TAG_LARGE | MRN_TAG_CACHED)) &&

@@ -17,19 +17,19 @@
 
 /* ---- memory -------------------------------------------------------------------------------------- */
 
-void *mrn_os_map(size_t len) {
+void *mrn_os_reserve(size_t len) {
     void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (p == MAP_FAILED) {
         errno = ENOMEM;
         return NULL;
     }
-    mrn_stat_mapped((ptrdiff_t)len);
     return p;
 }
 
-void *mrn_os_reserve(size_t len) {
-    void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    return p == MAP_FAILED ? NULL : p;
+void *mrn_os_map(size_t len) {
+    void *p = mrn_os_reserve(len);
+    if (p) mrn_stat_mapped((ptrdiff_t)len);
+    return p;
 }
 
 void mrn_os_unmap(void *p, size_t len) {
