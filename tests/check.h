@@ -19,6 +19,10 @@
  *
  * Sizes: check_scale() is MERINO_TEST_SCALE (default 1; lower under sanitizers), a factor on the
  * amount of work a test does.
+ *
+ * A test that cannot run here calls check_skip("why"): it prints the reason and exits with
+ * CHECK_SKIP_CODE (77), which tests/CMakeLists.txt sets as every test's SKIP_RETURN_CODE, so ctest
+ * reports the test as skipped ("Not Run"), never as passed.
  */
 #ifndef MERINO_TEST_CHECK_H
 #define MERINO_TEST_CHECK_H
@@ -164,6 +168,28 @@ check__fail(const char *file, int line, const char *expr, const char *fmt, ...) 
                         "\"%s\" not found in:\n----\n%s----", check__n,                            \
                         check__h ? check__h : "(null)");                                           \
     } while (0)
+
+/* ---- skipping ---------------------------------------------------------------------------------- */
+
+/* ctest's SKIP_RETURN_CODE for every test of tests/CMakeLists.txt (77, as automake's). */
+#define CHECK_SKIP_CODE 77
+
+/** This test cannot run here: print "<program>: skipped: <why>" and exit with CHECK_SKIP_CODE.
+ *  Call it before the test starts threads or a pool (it runs the exit handlers). */
+CHECK__UNUSED __attribute__((noreturn, format(printf, 1, 2))) void check_skip(const char *fmt, ...) {
+    char exe[4096];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    exe[n > 0 ? n : 0] = 0;
+    const char *name = strrchr(exe, '/');
+    va_list ap;
+    va_start(ap, fmt);
+    printf("%s: skipped: ", name ? name + 1 : "test");
+    vprintf(fmt, ap);
+    putchar('\n');
+    va_end(ap);
+    fflush(stdout);
+    exit(CHECK_SKIP_CODE);
+}
 
 /* ---- environment knobs --------------------------------------------------------------------------- */
 

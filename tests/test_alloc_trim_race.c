@@ -13,10 +13,7 @@
 
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
 /* The sanitizers intercept madvise themselves: the window cannot be made here. */
-int main(void) {
-    printf("test_alloc_trim_race: skipped under a sanitizer\n");
-    return 0;
-}
+int main(void) { check_skip("the sanitizers intercept madvise, so the window cannot be made here"); }
 #else
 
 #include <sys/mman.h>
