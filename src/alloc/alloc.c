@@ -169,7 +169,7 @@ static mrn_heap *mrn_heap_acquire(void) {
     if (h) {
         MRN_STAT_ADD(adopted, 1);
     } else {
-        h = mrn_os_map((sizeof(mrn_heap) + MRN_PAGE - 1) & ~(size_t)(MRN_PAGE - 1));
+        h = mrn_pool_map((sizeof(mrn_heap) + MRN_PAGE - 1) & ~(size_t)(MRN_PAGE - 1));
         if (!h) return NULL;
         for (unsigned c = 0; c < MRN_NCLASSES; c++) h->active[c] = &mrn_empty_block;
         h->batch_last = &h->batch[0];

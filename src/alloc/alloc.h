@@ -308,6 +308,9 @@ MRN_HIDDEN void mrn_stat_mapped(ptrdiff_t delta);
 MRN_HIDDEN mrn_block *mrn_pool_get(unsigned k, bool *zero);
 MRN_HIDDEN void mrn_pool_put(mrn_block *b, unsigned k); /* an entirely free run back to the pool */
 MRN_HIDDEN void mrn_pool_trim(size_t keep);             /* gives back all but keep resident free blocks */
+/* mrn_os_map for memory the allocator hands out (chunks, large objects, heaps): when the OS
+ * refuses, the pool gives back every free block it holds and the map is tried once more. */
+MRN_HIDDEN void *mrn_pool_map(size_t len);
 /* Runs the decay if it is due: called from the slow paths (cheap when nothing is pending). */
 MRN_HIDDEN void mrn_pool_tick(void);
 /* The slow paths that stay in the heap (a block or medium run from its cache) call the decay only

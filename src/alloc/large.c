@@ -32,7 +32,7 @@ static void *mrn_large_map(size_t size, size_t align, unsigned mclass, mrn_heap 
         return NULL;
     }
     size_t len = mrn_round_page(MRN_CHUNK_SIZE + MRN_BLOCK_SIZE + align + size);
-    char *raw = mrn_os_map(len);
+    char *raw = mrn_pool_map(len);
     if (!raw) return NULL;
     uintptr_t base = ((uintptr_t)raw + MRN_CHUNK_SIZE - 1) & ~(MRN_CHUNK_SIZE - 1);
     uintptr_t p = (base + MRN_BLOCK_SIZE + align - 1) & ~(uintptr_t)(align - 1);

@@ -17,8 +17,12 @@
 
 /* ---- memory -------------------------------------------------------------------------------------- */
 
-void *mrn_os_reserve(size_t len) {
-    void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+/* MAP_NORESERVE only for reservations: address space whose pages are touched a little at a time.
+ * Memory the allocator hands out is mapped without it, so that under the kernel's default
+ * overcommit heuristic a mapping larger than RAM and swap together fails here, at malloc, as
+ * glibc's does, rather than succeeding and getting the program killed when it touches the pages. */
+static void *mrn_os_mmap(size_t len, int flags) {
+    void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | flags, -1, 0);
     if (p == MAP_FAILED) {
         errno = ENOMEM;
         return NULL;
@@ -26,8 +30,10 @@ void *mrn_os_reserve(size_t len) {
     return p;
 }
 
+void *mrn_os_reserve(size_t len) { return mrn_os_mmap(len, MAP_NORESERVE); }
+
 void *mrn_os_map(size_t len) {
-    void *p = mrn_os_reserve(len);
+    void *p = mrn_os_mmap(len, 0);
     if (p) mrn_stat_mapped((ptrdiff_t)len);
     return p;
 }

@@ -261,7 +261,7 @@ static bool mrn_trim_do(mrn_trim *t, size_t n) {
 /* A new chunk (not yet in the pool); NULL when out of memory. */
 static mrn_chunk *mrn_chunk_map(void) {
     /* Map twice the size and keep the aligned megabyte in it. */
-    char *raw = mrn_os_map(2 * MRN_CHUNK_SIZE);
+    char *raw = mrn_pool_map(2 * MRN_CHUNK_SIZE);
     if (!raw) return NULL;
     char *base = (char *)(((uintptr_t)raw + MRN_CHUNK_SIZE - 1) & ~(uintptr_t)(MRN_CHUNK_SIZE - 1));
     if (base > raw) mrn_os_unmap(raw, (size_t)(base - raw));
@@ -461,6 +461,15 @@ void mrn_pool_trim(size_t keep) {
         n = mrn_trim_plan(t, keep, MRN_NEVER, NULL);
         mrn_lock_release(&mrn_pool_lock);
     } while (mrn_trim_do(t, n));
+}
+
+void *mrn_pool_map(size_t len) {
+    void *p = mrn_os_map(len);
+    if (MRN_LIKELY(p != NULL)) return p;
+    /* The address space or commit limit is reached: what the pool holds for reuse (retained, or
+     * waiting for its decay) must not make malloc fail while the program holds nothing. */
+    mrn_pool_trim(0);
+    return mrn_os_map(len);
 }
 
 size_t mrn_pool_blocks(size_t *cold, size_t *chunks) {
