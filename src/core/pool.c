@@ -222,7 +222,12 @@ void mrn_with_pool_locked(void (*fn)(mrn_pool *p)) {
     pthread_mutex_unlock(&mrn_lifecycle);
 }
 int merino_ensure_started(const merino_config *cfg) { return mrn_start(cfg, true); }
-int mrn_start_default(void) { return mrn_start(NULL, true); }
+/* Quiet: its caller says why in the one line it prints (enter.c). */
+int mrn_start_default(void) {
+    merino_config cfg = {0}; /* zero: every setting from the environment or its default */
+    cfg.quiet = 1;
+    return mrn_start(&cfg, true);
+}
 
 /* ---- stop ----------------------------------------------------------------------------------------- */
 
