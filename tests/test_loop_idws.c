@@ -2,9 +2,12 @@
  * about two seconds with every index counted (no iteration lost or run twice), nested idws loops,
  * a victim that cannot answer (the signal blocked, or a long body under idws-poll) whose range a
  * thief takes itself, bodies that make system calls while signals arrive (a read that blocks is
- * restarted: SA_RESTART; nanosleep's EINTR is the body's to handle), no signal at one worker, and
- * in child processes: a program's own handler on the signal is refused with a message, another
- * signal can be chosen with MERINO_IDWS_SIGNAL, a malformed MERINO_IDWS_SIGNAL is reported. */
+ * restarted: SA_RESTART; nanosleep's EINTR is the body's to handle), no signal at one worker, no
+ * signal outside idws loops (task groups sleeping beside another thread's idws loops see no EINTR),
+ * and in child processes: a program that blocks every signal gets none sent or left pending (its
+ * victims poll); a program's own handler on the signal is refused with a message, an ignored
+ * signal too, SIG_DFL put back during a loop is reported before a signal would kill the program,
+ * another signal can be chosen with MERINO_IDWS_SIGNAL, a malformed MERINO_IDWS_SIGNAL is reported. */
 #include "check.h"
 
 #include "loop/loop.h" /* the counts mrn_idws_sent, _given, _fallbacks */

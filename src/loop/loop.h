@@ -32,7 +32,8 @@
 
 /* Adaptive: a chunk grows (doubling) while it takes less than half of this and shrinks when it
  * takes more than twice this. A thief's request waits for the chunk in progress, so this bounds
- * the latency of a split; 20 us costs one clock read per 20 us of work (about 0.1%). */
+ * the latency of a split; long next to a clock read, so that reading the clock per chunk costs
+ * nothing measurable. */
 #define MRN_LOOP_CHUNK_NS 20000
 /* Steal: the default chunk is a worker's share divided by this (one CAS on the owner's own cache
  * line per chunk). */
