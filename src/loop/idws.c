@@ -279,6 +279,7 @@ static void mrn_idws_install(void) {
  * a thief before each signal it sends (a program that put SIG_DFL back would be killed by it). */
 static void mrn_idws_check_handler(void) {
     struct sigaction cur;
+    memset(&cur, 0, sizeof cur);
     if (sigaction(mrn_idws_signal, NULL, &cur) == 0 && (cur.sa_flags & SA_SIGINFO) &&
         cur.sa_sigaction == mrn_idws_handler)
         return;
