@@ -451,7 +451,15 @@ static void check_signal_owner(void) {
     CHECK_MSG(strstr(c.err, "installed") == NULL, "an ignored signal is not an installed disposition: %s", c.err);
     check_child_free(&c);
 
-    c = check_run_child("default_in_loop", NULL, 30); /* a thief sees SIG_DFL before it signals */
+    /* A thief sees SIG_DFL before it signals. A signal sent just before the change and delivered
+     * after it ends the program by the signal, as documented: that scene (rare: the victim must be
+     * descheduled at its change for a millisecond) is played again, up to 3 times. */
+    for (int scene = 1;; scene++) {
+        c = check_run_child("default_in_loop", NULL, 30);
+        bool by_signal = c.signaled && c.sig == SIGRTMIN + 3;
+        if (!by_signal || scene == 3) break;
+        check_child_free(&c);
+    }
     CHECK_MSG(c.signaled && c.sig == SIGABRT, "SIG_DFL put back during a loop must be reported, not kill "
               "the program silently: %s", c.err);
     CHECK_STR_CONTAINS(c.err, "SIG_DFL");

@@ -71,10 +71,12 @@ static int run_loops(const char *text, int64_t n) {
 /* ---- in_flight: loops in runs that merino_stop waits for ------------------------------------------ */
 
 static int g_stop_seen;        /* atomic: an outside thread saw merino_workers() drop to 0 */
+static int g_runs_started;     /* atomic: runs in flight that have begun */
 static const char *g_schedule; /* the schedule under test */
 
 /* Waits (bounded) until merino_stop has begun, then runs the loops; returns 0 or a code. */
 MERINO_TASK_1(int, loops_after_stop, unsigned, workers) {
+    __atomic_fetch_add(&g_runs_started, 1, __ATOMIC_RELAXED); /* relaxed: a count */
     double until = check_now() + 20;
     while (!__atomic_load_n(&g_stop_seen, __ATOMIC_ACQUIRE) && check_now() < until) sched_yield(); /* acquire: a flag */
     if (!__atomic_load_n(&g_stop_seen, __ATOMIC_ACQUIRE)) return 5; /* acquire: as above */
@@ -110,7 +112,9 @@ static int child_in_flight(const char *schedule) {
     pthread_t t[2], watcher;
     for (int i = 0; i < 2; i++)
         if (pthread_create(&t[i], NULL, run_in_flight, &r[i]) != 0) return 2;
-    check_sleep(0.05); /* let both runs begin */
+    double until = check_now() + 20; /* both runs begin before the stop (bounded) */
+    while (__atomic_load_n(&g_runs_started, __ATOMIC_RELAXED) < 2 && check_now() < until) sched_yield(); /* relaxed: a count */
+    if (__atomic_load_n(&g_runs_started, __ATOMIC_RELAXED) < 2) return 8; /* relaxed: as above */
     if (pthread_create(&watcher, NULL, watch_stop, NULL) != 0) return 2;
     int stopped = merino_stop(); /* waits for both runs */
     pthread_join(watcher, NULL);
