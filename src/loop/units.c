@@ -29,8 +29,8 @@ void mrn_loop_units(const mrn_loop *L, uint64_t a, uint64_t b, void *acc) {
 
 static void mrn_loop_leaves(const mrn_loop *L, uint64_t a, uint64_t b) {
     /* whole leaves, each on its own; 64-bit products where they cannot overflow (n < 2^54 with
-     * 1024 leaves: __udivti3 cost a quarter of the per-leaf work), each leaf starting where the
-     * previous one ended */
+     * 1024 leaves: a 128-bit division, __udivti3, is a large part of a leaf's own cost), each leaf
+     * starting where the previous one ended */
     uint64_t n = L->n, m = L->leaves;
     bool narrow = n <= UINT64_MAX / m;
     uint64_t lo = narrow ? n * a / m : mrn_leaf_start(n, m, a);
