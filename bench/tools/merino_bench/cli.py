@@ -38,7 +38,7 @@ from .execute import Competitor, Writer, build, install_peers, run_groups, tsc_h
 from .layout import SYSTEMS
 from .machine import NCORES, machine_info
 from .plan import EXPERIMENTS, estimate, list_lines, make_plan, which_set
-from .plots import plot_file
+from .plots import plot_files
 from .results import ALL_SYSTEMS, DEFAULT_SYSTEMS, OTHERS_WARN, derived_rows
 from .tables import report_sections, section_text
 
@@ -124,7 +124,7 @@ def main(argv=None):
         return report.main(argv[1:])
     args = parse_args(argv)
     if args.plot_only:
-        files = plot_file(args.plot_only, install=not args.no_install)
+        files = plot_files([args.plot_only], install=not args.no_install)
         for f in files:
             log(f"plot: {f}")
         return 0
@@ -199,7 +199,7 @@ def main(argv=None):
                 log(line)
     for line in multiprog.mp_summary(records) + multiprog.idle_summary(records) + oversub.summary(records):
         log(line)
-    files = [] if args.no_plots else plot_file(jsonl, install=not args.no_install)
+    files = [] if args.no_plots else plot_files([jsonl], install=not args.no_install)
     log("")
     if others is not None:
         log(f"other processes used {others:.2f} of the {NCORES} cores on average during the runs, the "

@@ -5,6 +5,7 @@ the donation latencies (bench/donation)."""
 
 import math
 
+from .plotkit import finish, system_color
 from .results import PEERS, ok_median
 
 DISTS = ["regular", "random", "dense-end", "dense-start", "periodic", "pareto", "hotspot"]
@@ -131,7 +132,7 @@ def donation_lines(records, render, fmt_r):
             + render(table, "lrrrrl"))
 
 
-def figure(plt, records, meta, path, finish, system_color):
+def figure(plt, records, meta, path):
     """Figure 2 of the IDWS paper for each loop size: per distribution, the time of a few schedules
     relative to the fastest (1.0) of all that ran."""
     ts = [t for t in tables(records) if len(t[1]) > 1]
@@ -152,12 +153,11 @@ def figure(plt, records, meta, path, finish, system_color):
                 if y > cap:
                     ax.text(x, cap, f"{y:.0f}", ha="center", va="bottom", fontsize=6, rotation=90)
         ax.set_ylim(0, cap * 1.12)
-        ax.axhline(1.0, color="grey", lw=0.8, ls="--")
+        ax.axhline(1.0, color="black", lw=1, ls="--", label="the fastest")
         ax.set_xticks(range(len(dists)))
         ax.set_xticklabels(dists)
         ax.set_ylabel("time / fastest")
         ax.set_title(f"{title}, {wmax} workers", fontsize=9)
         ax.grid(axis="y", alpha=0.3)
-        ax.legend(fontsize=7, ncol=len(shown))
-    return finish(plt, fig, path, 90, "Loops: relative execution time (lower is better; 1.0 = the fastest schedule "
-                  "of the distribution)", meta, False)
+    return finish(plt, fig, path, 100, "Loops: time over the fastest schedule of each distribution (lower is "
+                  "better)", meta, False, legend=list(axes.flat), ncol=4)

@@ -1,26 +1,36 @@
-"""docs/benchmarks.md from a results file of bench/run (bench/report.py is its command line).
+"""docs/benchmarks.md from results files of bench/run (`bench/run report`, or `bench/run --report`
+on the results it has just written).
 
-The tables are the ones bench/run prints (tables.py), the plots are bench/run's PNGs for that results
-file (drawn by plots.py if they are missing), copied to docs/img/benchmarks-*.png, and each
-workload's paragraph is taken from the header comment of its sources (bench/<w>/<w>.h or
-<w>-serial.c, whichever says more). `bench/run --report` runs this on the results it has just
-written.
+The tables are the ones bench/run prints (tables.py, and the experiments' summaries); the figures
+are drawn from the results (plots.py) into docs/img/benchmarks-*.png; each benchmark folder's
+paragraph is taken from the header comment of its sources (<f>.h, <f>-serial.c or <f>-merino.c,
+whichever says more). Without files named, the newest headline results and the newest results of
+the experiments (idle, oversub, multiprog) are used.
 """
 
 import argparse
 import glob
 import os
 import re
-import shutil
 import sys
 
 from . import BENCH_DIR, ROOT
-from . import plots as figures
+from . import multiprog, oversub, plots
+from .layout import CATEGORIES, folders
 from .results import commit_label, date_label, derived_rows, newest, read
 from .tables import report_sections
 
 # Order of the workload paragraphs; folders not listed follow in alphabetical order.
 ORDER = ["fib", "stress", "nqueens", "knary", "mm", "ssf", "cholesky", "msort", "heat", "lu", "overhead", "steal"]
+CATEGORY_TITLES = {"workloads": "Workloads", "micro": "Micro-benchmarks", "experiments": "Experiments"}
+EXPERIMENT_KINDS = ("idle", "oversub", "multiprog")
+CAPTIONS = {"speedup": "Speedup at the full worker count per workload and system",
+            "overhead": "Time at 1 worker over the serial program's per workload and system",
+            "loops": "Loops: time relative to the fastest schedule of each distribution (the IDWS paper's Figure 2)",
+            "steal": "Steal cost (hatched: more workers than cores)",
+            "oversub": "Oversubscription: merino's time at P workers over its time at 2",
+            "idle": "Idle cost: CPU burnt beyond the work per pattern and system",
+            "model": "Multiprogramming: knary's utilization against the Hood model"}
 
 
 # ---- workload paragraphs from the sources' header comments ----------------------------------------
@@ -48,13 +58,13 @@ def header_comment(path):
     return paras
 
 
-def workload_paragraph(w):
-    """The paragraph that says what the workload is: from the longest header comment among
-    <w>.h, <w>-serial.c and <w>-merino.c, the first paragraph after the title that is not a
+def workload_paragraph(f):
+    """The paragraph that says what a folder's benchmark is: from the longest header comment among
+    <f>.h, <f>-serial.c and <f>-merino.c, the first paragraph after the title that is not a
     command line."""
     best = []
-    for name in (f"{w}.h", f"{w}-serial.c", f"{w}-merino.c"):
-        paras = header_comment(os.path.join(BENCH_DIR, w, name))
+    for name in (f"{f.name}.h", f"{f.name}-serial.c", f"{f.name}-merino.c"):
+        paras = header_comment(os.path.join(f.path, name))
         if sum(map(len, paras)) > sum(map(len, best)):
             best = paras
     for p in best[1:]:
@@ -63,27 +73,22 @@ def workload_paragraph(w):
     return best[0] if best else "(no header comment)"
 
 
-def workloads_present():
-    ws = [d for d in os.listdir(BENCH_DIR) if os.path.isdir(os.path.join(BENCH_DIR, d))
-          and glob.glob(os.path.join(BENCH_DIR, d, f"{d}-*.c*"))]
-    return [w for w in ORDER if w in ws] + sorted(w for w in ws if w not in ORDER)
+def present(category):
+    """The folders of a category that hold a benchmark, in ORDER then by name."""
+    fs = [f for f in folders().values() if f.category == category and f.has_versions()]
+    return sorted(fs, key=lambda f: (ORDER.index(f.name) if f.name in ORDER else len(ORDER), f.name))
 
 
-# ---- plots ----------------------------------------------------------------------------------------
-
-def copy_plots(jsonl, img_dir):
-    stem = jsonl[:-len(".jsonl")]
-    if not all(os.path.exists(f"{stem}-{p}.png") for p in figures.KINDS):
-        figures.plot_file(jsonl)
+def draw_figures(files, img_dir):
+    """The figures of the results files, drawn into img_dir/benchmarks-<kind>.png; the PNGs of
+    kinds not drawn this time are removed. [(kind, path)] in the report's order."""
     os.makedirs(img_dir, exist_ok=True)
-    out = []
-    for p in figures.KINDS:
-        src = f"{stem}-{p}.png"
-        if os.path.exists(src):
-            dst = os.path.join(img_dir, f"benchmarks-{p}.png")
-            shutil.copyfile(src, dst)
-            out.append((p, dst))
-    return out
+    prefix = os.path.join(img_dir, "benchmarks")
+    drawn = plots.plot_files(files, prefix=prefix)
+    for old in glob.glob(prefix + "-*.png"):
+        if old not in drawn:
+            os.remove(old)
+    return [(k, f"{prefix}-{k}.png") for k in plots.KINDS if f"{prefix}-{k}.png" in drawn]
 
 
 # ---- the document ---------------------------------------------------------------------------------
@@ -131,47 +136,67 @@ def headline_sizes(records):
     return sizes
 
 
-def document(jsonl, meta, end, records, plots):
+def figure_lines(figs, kinds):
+    return [line for k, path in figs if k in kinds
+            for line in (f"![{CAPTIONS[k]}]({path})", "")]
+
+
+def experiment_lines(exp):
+    """The experiments' part: where their results come from, figures and summary tables."""
+    if not exp:
+        return []
+    jsonl, meta, records, figs = exp
+    lines = ["## Experiments", "",
+             f"From `{os.path.basename(jsonl)}` (`{' '.join(['bench/run'] + meta.get('argv', []))}`, commit "
+             f"`{commit_label(meta)}`, {date_label(meta)}): the experiments of `bench/experiments/`, run only when "
+             "named (docs/idle.md says what they show).", ""]
+    lines += figure_lines(figs, ("oversub", "idle", "model"))
+    summary = oversub.summary(records) + multiprog.idle_summary(records) + multiprog.mp_summary(records)
+    if summary:
+        lines += ["```text"] + [line for line in summary if line != ""] + ["```", ""]
+    return lines
+
+
+def document(jsonl, meta, end, records, figs, exp):
     derived = derived_rows(records, meta.get("tsc_hz"))
     secs = report_sections(records, derived, meta.get("workers", [1, 2]), meta.get("reps", 5),
                            meta.get("cores") or 1)
     rel = os.path.relpath(jsonl, ROOT)
     L = ["# Benchmarks", "",
-         f"<!-- Generated by bench/report.py from {os.path.basename(jsonl)} (bench/run's results); "
-         "edit bench/report.py, not this file. -->", "",
+         f"<!-- Generated by bench/run report from {os.path.basename(jsonl)}"
+         + (f" and {os.path.basename(exp[0])}" if exp else "") + " (bench/run's results); "
+         "edit bench/tools/merino_bench/report.py, not this file. -->", "",
          "merino against what its users would pick instead: oneTBB, OpenMP tasks and loops (gcc's libgomp "
          "and LLVM's libomp) and Rayon, on the workloads of the Wool, TBB, Hood and Cilk papers, each written "
          "once serially and once per system, every version checking its result against the serial one. "
-         "The contract the programs follow and how to add a workload are in "
+         "The contract the programs follow and how to add a workload or a system are in "
          "[bench/README.md](../bench/README.md).", "",
          "## How to run", "",
          "```sh",
-         "make bench                         # build (Release) and run the headline set: < 10 min on 2 cores",
+         "make bench                         # build (Release) and run the headline set: about 11 min on 2 cores",
          "make bench FULL=1                  # every size (bench/run --all)",
          "make bench BENCH_ARGS=\"--only fib,stress --workers 1,2,4\"",
          "bench/run --only cholesky --systems serial,merino,tbb --reps 9",
+         "bench/run --only idle,oversub     # the experiments of the section below",
          "bench/run --quick --no-build       # smoke test (ctest bench_smoke)",
          "bench/run --report                 # the headline set, then this page from its results",
-         "bench/report.py [RESULTS.jsonl]    # this page from a results file",
+         "bench/run report [RESULTS.jsonl...]  # this page from results files",
+         "bench/run alloc                    # the allocator benchmarks (docs/alloc.md)",
          "```", "",
          "`make bench` installs what it lacks when it can, saying what before it does: the peers' Debian "
          "packages (`scripts/install-deps.sh --bench`: oneTBB, clang and libomp, the allocators) and, for the "
-         "plots, matplotlib in `bench/.venv` from `bench/requirements.txt`; it says which peers it skipped "
-         "and why. Options of `bench/run`: `--all`, "
-         "`--quick`, `--only W1,W2`, `--systems S1,S2` (serial, merino, merino-allpub, merino-cxx, merino-loop, tbb, omp-gcc, "
-         "omp-clang, rayon), `--compete`, `--workers 1,2,4` (counts above the cores are labelled oversubscribed), `--reps N` (process "
-         "runs per measurement, median reported; default 5), `--no-stats` (skip Table I's counter runs), "
-         "`--no-build`, `--no-install`, `--build-dir`, `--results-dir`, `--timeout`, `--slow`, `--no-plots`, "
-         "`--plot-only FILE`, `--list` (the plan and its estimated time), `--report`. It prints the estimated "
+         "figures, matplotlib in `bench/.venv` from `bench/tools/requirements.txt`; it says which peers it skipped "
+         "and why. `bench/run --help` lists its options. It prints the estimated "
          "time at the start and one progress line per process run, then the tables below; the raw results "
          "go to `bench/results/<timestamp>.jsonl` (one JSON object per measurement, with every run's seconds) "
-         "and the plots next to it.", "",
+         "and the figures next to it.", "",
          f"Every measurement is the median of {meta.get('reps', 5)} process runs of the kernel alone (start-up, "
          "input generation and verification excluded). Following the Wool paper, a run repeats a small problem many times "
          "inside the process, so the headline sizes take about 0.1-0.2 s serially and tasks stay fine-grained; "
-         "`--all` has larger and smaller sizes. `merino-allpub` is merino built with `-DMERINO_ALL_PUBLIC` "
+         "`--all` has larger and smaller sizes. The systems are the lines of `bench/systems`: `merino-allpub` is merino "
+         "built with `-DMERINO_ALL_PUBLIC` "
          "(every task public: the worst case of the Wool paper's Table II); `merino-cxx` is the C++ interface "
-         "(`merino::run`, `merino::fork_join`), for the workloads that have a version in it (region); "
+         "(`merino::run`, `merino::fork_join`), `merino-loop` a workload written with merino's loops; "
          "`merino-stats` is merino built with "
          "`-DMERINO_STATS`, run only for Table I's counts. Every version of a workload calls the same leaf functions; "
          "the `omp-clang` versions are compiled by clang, leaves included, all other C and C++ versions by gcc "
@@ -183,6 +208,8 @@ def document(jsonl, meta, end, records, plots):
     if meta.get("hypervisor"):
         L += [f"A {meta['hypervisor']} guest: the host's other tenants share its cores, so differences of a few "
               "percent between systems are noise; the JSON lines keep every run.", ""]
+    if figs:
+        L += ["## At a glance", ""] + figure_lines(figs, ("speedup", "overhead", "loops", "steal"))
     L += [f"## Results ({meta.get('set', 'headline')} set)", ""]
     if secs["table"]:
         L += [secs["table"]["title"] + ":", ""] + code_block(secs["table"]) + [""]
@@ -192,59 +219,66 @@ def document(jsonl, meta, end, records, plots):
         L += ["### Table I: granularity", "",
               "The Wool paper's Table I for this machine. " + secs["table1"]["title"].split(": ", 1)[1] + ".", ""]
         L += code_block(secs["table1"]) + [""]
-    if secs["overhead"]:
-        L += ["### Inlined-task overhead", "", secs["overhead"]["title"] + ".", ""] + code_block(secs["overhead"]) + [""]
-    if secs["steal"]:
-        L += ["### Steal cost", "", secs["steal"]["title"] + ".", ""] + code_block(secs["steal"]) + [""]
-    if secs["region"]:
-        L += ["### Region overhead", "", secs["region"]["title"] + ".", ""] + code_block(secs["region"]) + [""]
-    if secs.get("mpiheat"):
-        L += ["### Across MPI ranks (mpiheat)", "", secs["mpiheat"]["title"] + ".", ""] + code_block(secs["mpiheat"]) + [""]
-    if secs["per_tree"]:
-        L += ["### One region per tree", "", secs["per_tree"]["title"] + ".", ""] + code_block(secs["per_tree"]) + [""]
-    if secs.get("prof"):
-        L += ["### The profiler", "", secs["prof"]["title"] + ".", ""] + code_block(secs["prof"]) + [""]
-    if secs["loops"]:
-        L += ["### Loops (the IDWS paper's Table 1)", "", secs["loops"]["title"] + ".", ""] + code_block(secs["loops"]) + [""]
-    if secs["donation"]:
-        L += ["### Donation latency", "", secs["donation"]["title"] + ".", ""] + code_block(secs["donation"]) + [""]
-    if secs["taskobj"]:
-        L += ["### Task objects", "", secs["taskobj"]["title"] + ".", ""] + code_block(secs["taskobj"]) + [""]
-    if plots:
-        L += ["### Plots", ""]
-        captions = {"speedup": "Speedup against serial per workload size and system",
-                    "overhead": "Overhead per task at 1 worker, (T_1 - T_S) / N_T in cycles",
-                    "steal": "Steal cost (hatched: more workers than cores)",
-                    "loops": "Loops: time relative to the fastest schedule of each distribution (the IDWS paper's Figure 2)"}
-        for p, path in plots:
-            L += [f"![{captions[p]}]({os.path.relpath(path, os.path.join(ROOT, 'docs'))})", ""]
-    L += ["## The workloads", "",
-          "One folder per workload under `bench/`; what each is, from the header comment of its sources, with "
-          "the sizes of the run above (params; `xR` = in-process `--reps R`).", ""]
+    for key, title in (("overhead", "Inlined-task overhead"), ("steal", "Steal cost"), ("region", "Region overhead"),
+                       ("mpiheat", "Across MPI ranks (mpiheat)"), ("per_tree", "One region per tree"),
+                       ("prof", "The profiler"), ("loops", "Loops (the IDWS paper's Table 1)"),
+                       ("donation", "Donation latency"), ("taskobj", "Task objects")):
+        if secs.get(key):
+            L += [f"### {title}", "", secs[key]["title"] + ".", ""] + code_block(secs[key]) + [""]
+    L += experiment_lines(exp)
+    L += ["## The benchmarks", "",
+          "One folder per benchmark under `bench/workloads/`, `bench/micro/` and `bench/experiments/`; what each is, "
+          "from the header comment of its sources, with the sizes of the run above (its `params` file; `xR` = "
+          "in-process `--reps R`).", ""]
     sizes = headline_sizes(records)
-    for w in workloads_present():
-        L += [f"**{w}** — {workload_paragraph(w)}" + (f" Sizes run: {', '.join(sizes[w])}." if w in sizes else ""), ""]
-    L += [f"Raw results of this page: `{rel}` on the machine that ran them (results are not committed).", ""]
+    for cat in CATEGORIES:
+        L += [f"### {CATEGORY_TITLES[cat]}", ""]
+        for f in present(cat):
+            L += [f"**{f.name}** — {workload_paragraph(f)}"
+                  + (f" Sizes run: {', '.join(sizes[f.name])}." if f.name in sizes else ""), ""]
+    L += [f"Raw results of this page: `{rel}`" + (f" and `{os.path.relpath(exp[0], ROOT)}`" if exp else "")
+          + " on the machine that ran them (results are not committed).", ""]
     return "\n".join(L)
 
 
+def newest_experiments(results_dir):
+    """The newest results file that holds records of the experiments (idle, oversub, multiprog)."""
+    for f in sorted(glob.glob(os.path.join(results_dir, "*.jsonl")), reverse=True):
+        try:
+            _, _, records = read(f)
+        except (OSError, ValueError):
+            continue
+        if any(r["kind"] in EXPERIMENT_KINDS for r in records):
+            return f
+    return None
+
+
 def main(argv=None):
-    ap = argparse.ArgumentParser(prog="bench/report.py",
-                                 description="write docs/benchmarks.md from a results file of bench/run")
-    ap.add_argument("results", nargs="?", help="a bench/results/<stamp>.jsonl (default: the newest headline run)")
+    ap = argparse.ArgumentParser(prog="bench/run report",
+                                 description="write docs/benchmarks.md and its figures from results files of bench/run")
+    ap.add_argument("results", nargs="*",
+                    help="bench/results/<stamp>.jsonl files: the first for the tables, the others for the experiments "
+                         "(default: the newest headline run and the newest run of the experiments)")
     ap.add_argument("--out", default=os.path.join(ROOT, "docs", "benchmarks.md"))
     ap.add_argument("--img-dir", default=os.path.join(ROOT, "docs", "img"))
     args = ap.parse_args(argv)
-    jsonl = args.results or newest(os.path.join(BENCH_DIR, "results"))
-    if not jsonl or not os.path.exists(jsonl):
-        sys.exit("bench/report.py: no results file (run bench/run first, or name one)")
-    jsonl = os.path.abspath(jsonl)
-    meta, end, records = read(jsonl)
-    plots = copy_plots(jsonl, args.img_dir)
-    text = document(jsonl, meta, end, records, plots)
+    results_dir = os.path.join(BENCH_DIR, "results")
+    files = [os.path.abspath(f) for f in args.results] or [newest(results_dir)]
+    if not files[0] or not all(os.path.exists(f) for f in files):
+        sys.exit("bench/run report: no results file (run bench/run first, or name one)")
+    runs = [(f,) + read(f) for f in files]
+    if not any(r["kind"] in EXPERIMENT_KINDS for (_, _, _, recs) in runs for r in recs):
+        extra = newest_experiments(os.path.dirname(files[0]))
+        if extra:
+            runs.append((extra,) + read(extra))
+    drawn = draw_figures([f for (f, _, _, _) in runs], args.img_dir)
+    figs = [(k, os.path.relpath(p, os.path.dirname(os.path.abspath(args.out)))) for k, p in drawn]
+    jsonl, meta, end, records = runs[0]
+    exp = next(((f, m, recs, figs) for (f, m, _, recs) in runs if any(r["kind"] in EXPERIMENT_KINDS for r in recs)),
+               None)
+    text = document(jsonl, meta, end, [r for r in records if r["kind"] not in EXPERIMENT_KINDS], figs, exp)
     with open(args.out, "w") as f:
         f.write(text)
-    print(f"wrote {os.path.relpath(args.out)} from {os.path.relpath(jsonl)}"
-          + (f"; plots: {', '.join(os.path.relpath(p) for _, p in plots)}" if plots else ""))
+    print(f"wrote {os.path.relpath(args.out)} from {', '.join(os.path.relpath(f) for (f, _, _, _) in runs)}"
+          + (f"; figures: {', '.join(os.path.relpath(p) for _, p in drawn)}" if drawn else ""))
     return 0
-
