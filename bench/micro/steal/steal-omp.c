@@ -1,5 +1,5 @@
 /* steal, OpenMP tasks: ./steal-omp-{gcc,clang} --workers 2^k [--reps R] k [C]   (see steal.h) */
-#include <omp.h>
+#include "bench_omp.h"
 
 #include "steal.h"
 
@@ -19,10 +19,7 @@ int main(int argc, char **argv) {
     int np = bench_args(argc, argv, &workers, &reps, p, 2);
     STEAL_PARAMS(p, np);
     double leaf = steal_leaf_alone();
-    omp_set_dynamic(0);
-    omp_set_num_threads(workers);
-#pragma omp parallel
-    { bench_sink(omp_get_thread_num()); }
+    bench_omp_team(workers);
     int64_t sum = 0;
     double t0 = bench_now();
 #pragma omp parallel

@@ -19,17 +19,11 @@ typedef chol_node *node;
 MERINO_TASK_5(node, t_mulsub, node, a, node, b, node, r, int, level, int, lower) {
     if (!a || !b) return r;
     if (CHOL_SERIAL_HERE(level)) return chol_serial_mulsub(a, b, r, level, lower, NULL);
-    if (level == 0) {
-        if (!r) r = chol_new_leaf();
-        chol_leaf_mulsub(a, b, r, lower);
-        return r;
-    }
+    if (level == 0) return chol_mulsub_leaf(a, b, r, lower);
     if (!r) r = chol_new_inner();
     node *A = a->q, *B = b->q, *R = r->q;
     for (int k = 0; k < 2; k++) {
-        int qs[4], cnt = 0; /* the quadrants with work in this round */
-        for (int q = 0; q < 4; q++)
-            if (!(lower && q == 1) && A[CHOL_QA(q, k)] && B[CHOL_QB(q, k)]) qs[cnt++] = q;
+        int qs[4], cnt = chol_quadrants(A, B, k, lower, qs);
         if (cnt == 0) continue;
         for (int s = 0; s < cnt - 1; s++) {
             int q = qs[s];

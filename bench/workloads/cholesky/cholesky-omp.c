@@ -5,23 +5,17 @@
 #include <bench.h> /* first: it sets _GNU_SOURCE */
 #include "cholesky.h"
 
-#include <omp.h>
+#include "bench_omp.h"
 
 typedef chol_node *node;
 
 static node t_mulsub(node a, node b, node r, int level, int lower) {
     if (!a || !b) return r;
-    if (level == 0) {
-        if (!r) r = chol_new_leaf();
-        chol_leaf_mulsub(a, b, r, lower);
-        return r;
-    }
+    if (level == 0) return chol_mulsub_leaf(a, b, r, lower);
     if (!r) r = chol_new_inner();
     node *A = a->q, *B = b->q, *R = r->q;
     for (int k = 0; k < 2; k++) {
-        int qs[4], cnt = 0; /* the quadrants with work in this round */
-        for (int q = 0; q < 4; q++)
-            if (!(lower && q == 1) && A[CHOL_QA(q, k)] && B[CHOL_QB(q, k)]) qs[cnt++] = q;
+        int qs[4], cnt = chol_quadrants(A, B, k, lower, qs);
         if (cnt == 0) continue;
         for (int s = 0; s < cnt - 1; s++) {
             int q = qs[s];
@@ -72,40 +66,19 @@ static node t_backsub(node a, node l, int level) {
     return a;
 }
 
-static node t_chol(node a, int level) {
-    if (level == 0) {
-        chol_leaf_factor(a);
-        return a;
-    }
-    node *A = a->q;
-    A[0] = t_chol(A[0], level - 1);
-    A[2] = t_backsub(A[2], A[0], level - 1);
-    A[3] = t_mulsub(A[2], A[2], A[3], level - 1, 1);
-    A[3] = t_chol(A[3], level - 1);
-    return a;
-}
+#include "cholesky-chol.h"
 
 int main(int argc, char **argv) {
     chol_args a;
     if (chol_parse(argc, argv, &a)) return 2;
     chol_input in;
     chol_build(a.n, a.nonzeros, &in);
-    omp_set_dynamic(0);
-    omp_set_num_threads(a.workers);
-#pragma omp parallel
-    { bench_sink(omp_get_thread_num()); } /* start the team outside the timing */
+    bench_omp_team(a.workers);
     double t = 0.0;
     node L = NULL;
 #pragma omp parallel
 #pragma omp single
-    for (int o = 0; o < a.outer; o++)
-        for (long r = 0; r < a.reps; r++) {
-            chol_free(L, in.level);
-            node c = chol_copy(in.root, in.level);
-            double t0 = bench_now();
-            L = t_chol(c, in.level);
-            t += bench_now() - t0;
-        }
+    t = chol_kernel(&in, a.outer, a.reps, &L);
 
     double sum;
     int64_t tasks;

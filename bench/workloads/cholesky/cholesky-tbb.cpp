@@ -4,25 +4,18 @@
 #include <bench.h>
 #include "cholesky.h"
 
-#include <tbb/global_control.h>
-#include <tbb/task_arena.h>
 #include <tbb/task_group.h>
+#include "bench_tbb.h"
 
 typedef chol_node *node;
 
 static node t_mulsub(node a, node b, node r, int level, int lower) {
     if (!a || !b) return r;
-    if (level == 0) {
-        if (!r) r = chol_new_leaf();
-        chol_leaf_mulsub(a, b, r, lower);
-        return r;
-    }
+    if (level == 0) return chol_mulsub_leaf(a, b, r, lower);
     if (!r) r = chol_new_inner();
     node *A = a->q, *B = b->q, *R = r->q;
     for (int k = 0; k < 2; k++) {
-        int qs[4], cnt = 0; // the quadrants with work in this round
-        for (int q = 0; q < 4; q++)
-            if (!(lower && q == 1) && A[CHOL_QA(q, k)] && B[CHOL_QB(q, k)]) qs[cnt++] = q;
+        int qs[4], cnt = chol_quadrants(A, B, k, lower, qs);
         if (cnt == 0) continue;
         int q = qs[cnt - 1];
         if (cnt == 1) {
@@ -79,18 +72,7 @@ static node t_backsub(node a, node l, int level) {
     return a;
 }
 
-static node t_chol(node a, int level) {
-    if (level == 0) {
-        chol_leaf_factor(a);
-        return a;
-    }
-    node *A = a->q;
-    A[0] = t_chol(A[0], level - 1);
-    A[2] = t_backsub(A[2], A[0], level - 1);
-    A[3] = t_mulsub(A[2], A[2], A[3], level - 1, 1);
-    A[3] = t_chol(A[3], level - 1);
-    return a;
-}
+#include "cholesky-chol.h"
 
 int main(int argc, char **argv) {
     chol_args a;
@@ -100,20 +82,8 @@ int main(int argc, char **argv) {
     double t = 0.0;
     node L = nullptr;
     {
-        tbb::global_control gc(tbb::global_control::max_allowed_parallelism, (size_t)a.workers);
-        tbb::task_arena arena(a.workers);
-        arena.initialize();
-        arena.execute([] { tbb::task_group g; g.run([] {}); g.wait(); }); // start the workers
-        arena.execute([&] {
-            for (int o = 0; o < a.outer; o++)
-                for (long r = 0; r < a.reps; r++) {
-                    chol_free(L, in.level);
-                    node c = chol_copy(in.root, in.level);
-                    double t0 = bench_now();
-                    L = t_chol(c, in.level);
-                    t += bench_now() - t0;
-                }
-        });
+        bench_tbb_arena arena(a.workers);
+        arena.execute([&] { t = chol_kernel(&in, a.outer, a.reps, &L); });
     }
     double sum;
     int64_t tasks;

@@ -26,6 +26,17 @@ typedef union chol_node {
 #define CHOL_QA(q, k) (((q) & 2) | (k))
 #define CHOL_QB(q, k) ((((q) & 1) << 1) | (k))
 
+/* The quadrants q of r with work in round k of r -= a b^T (a's and b's blocks both present; the
+ * upper one, q = 1, left out when r is on the diagonal): stored in qs, their number returned.
+ * Every parallel version's mulsub runs these. */
+static inline int chol_quadrants(union chol_node *const *A, union chol_node *const *B, int k, int lower,
+                                 int qs[4]) {
+    int cnt = 0;
+    for (int q = 0; q < 4; q++)
+        if (!(lower && q == 1) && A[CHOL_QA(q, k)] && B[CHOL_QB(q, k)]) qs[cnt++] = q;
+    return cnt;
+}
+
 typedef struct chol_args {
     int workers;    /* --workers */
     int outer;      /* --reps: repetitions of the whole kernel */
@@ -56,6 +67,12 @@ long chol_count_blocks(const chol_node *a, int level);
 void chol_leaf_factor(chol_node *a);                         /* a = L, L L^T = a (lower) */
 void chol_leaf_backsub(chol_node *a, const chol_node *l);    /* a := a L^-T */
 void chol_leaf_mulsub(const chol_node *a, const chol_node *b, chol_node *r, int lower); /* r -= a b^T */
+/* mulsub's leaf in the parallel versions: r made when absent (a fill-in block); returns r. */
+static inline chol_node *chol_mulsub_leaf(const chol_node *a, const chol_node *b, chol_node *r, int lower) {
+    if (!r) r = chol_new_leaf();
+    chol_leaf_mulsub(a, b, r, lower);
+    return r;
+}
 
 /* The serial reference: the same recursion as the parallel versions (see cholesky-common.c),
  * factoring `a` in place (fill-in blocks are allocated); returns the root of L. If tasks is not

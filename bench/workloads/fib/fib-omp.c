@@ -1,6 +1,6 @@
 /* fib, OpenMP tasks: ./fib-omp-{gcc,clang} --workers N [--reps R] n [cutoff]
  * One `omp task` per call, `taskwait` to join; below the cutoff the serial recursion. */
-#include <omp.h>
+#include "bench_omp.h"
 
 #include "bench.h"
 #include "fib.h"
@@ -25,10 +25,7 @@ int main(int argc, char **argv) {
     if (np < 1) bench_usage_exit(argv[0], "n [cutoff]");
     int n = (int)bench_param_long(p, np, 0, 30);
     cutoff = (int)bench_param_long(p, np, 1, 0);
-    omp_set_dynamic(0);
-    omp_set_num_threads(workers);
-#pragma omp parallel
-    { bench_sink(omp_get_thread_num()); } /* start the team outside the timing */
+    bench_omp_team(workers);
     long r = 0;
     double t0 = bench_now();
 #pragma omp parallel

@@ -1,9 +1,8 @@
 // fib, oneTBB: ./fib-tbb --workers N [--reps R] n [cutoff]
 // tbb::task_group per call (the idiomatic oneTBB form: the continuation-passing tbb::task API of the
 // TBB paper is gone from oneTBB); below the cutoff (12 or 20 in the TBB paper) the serial recursion.
-#include <tbb/global_control.h>
-#include <tbb/task_arena.h>
 #include <tbb/task_group.h>
+#include "bench_tbb.h"
 
 #include "bench.h"
 #include "fib.h"
@@ -28,10 +27,7 @@ int main(int argc, char **argv) {
     if (np < 1) bench_usage_exit(argv[0], "n [cutoff]");
     int n = (int)bench_param_long(p, np, 0, 30);
     cutoff = (int)bench_param_long(p, np, 1, 0);
-    tbb::global_control gc(tbb::global_control::max_allowed_parallelism, (size_t)workers);
-    tbb::task_arena arena(workers);
-    arena.initialize();
-    arena.execute([] { tbb::task_group g; g.run([] {}); g.wait(); });  // start the workers
+    bench_tbb_arena arena(workers);
     long r = 0;
     double t0 = bench_now();
     arena.execute([&] {

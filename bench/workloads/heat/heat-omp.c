@@ -4,17 +4,14 @@
 #include <bench.h> /* first: it sets _GNU_SOURCE */
 #include "heat.h"
 
-#include <omp.h>
+#include "bench_omp.h"
 
 int main(int argc, char **argv) {
     heat_args a;
     if (heat_parse(argc, argv, &a)) return 2;
     heat_grid g;
     heat_init(a.nx, a.ny, &g);
-    omp_set_dynamic(0);
-    omp_set_num_threads(a.workers);
-#pragma omp parallel
-    { bench_sink(omp_get_thread_num()); } /* start the team outside the timing */
+    bench_omp_team(a.workers);
     const long steps = a.steps, reps = a.reps, nx = a.nx, ny = a.ny;
     const int outer = a.outer;
     double t0 = bench_now();

@@ -5,10 +5,8 @@
 #include "heat.h"
 
 #include <tbb/blocked_range.h>
-#include <tbb/global_control.h>
 #include <tbb/parallel_for.h>
-#include <tbb/task_arena.h>
-#include <tbb/task_group.h>
+#include "bench_tbb.h"
 
 int main(int argc, char **argv) {
     heat_args a;
@@ -17,10 +15,7 @@ int main(int argc, char **argv) {
     heat_init(a.nx, a.ny, &g);
     double t0, t1;
     {
-        tbb::global_control gc(tbb::global_control::max_allowed_parallelism, (size_t)a.workers);
-        tbb::task_arena arena(a.workers);
-        arena.initialize();
-        arena.execute([] { tbb::task_group tg; tg.run([] {}); tg.wait(); }); // start the workers
+        bench_tbb_arena arena(a.workers);
         const heat_grid *gp = &g;
         const long steps = a.steps, reps = a.reps;
         const int outer = a.outer;

@@ -1,5 +1,5 @@
 /* knary, OpenMP tasks: ./knary-omp-{gcc,clang} --workers N [--reps R] h d s [iters] */
-#include <omp.h>
+#include "bench_omp.h"
 
 #include "knary.h"
 
@@ -30,10 +30,7 @@ int main(int argc, char **argv) {
     int workers, reps, h;
     int np = bench_args(argc, argv, &workers, &reps, p, 4);
     KNARY_PARAMS(p, np, h);
-    omp_set_dynamic(0);
-    omp_set_num_threads(workers);
-#pragma omp parallel
-    { bench_sink(omp_get_thread_num()); }
+    bench_omp_team(workers);
     long r = 0;
     double t0 = bench_now();
 #pragma omp parallel

@@ -111,16 +111,7 @@ void lu_leaf_schur(const lu_mat *m, long ib, long jb, long kb) {
 
 static void s_schur(const lu_mat *m, lu_rect r, int64_t *t) {
     if (r.ni > 1 || r.nj > 1) {
-        lu_rect r2 = r;
-        if (r.ni >= r.nj) {
-            r.ni /= 2;
-            r2.i0 += r.ni;
-            r2.ni -= r.ni;
-        } else {
-            r.nj /= 2;
-            r2.j0 += r.nj;
-            r2.nj -= r.nj;
-        }
+        LU_SPLIT(r, r2);
         if (t) ++*t;
         s_schur(m, r, t);
         s_schur(m, r2, t);

@@ -1,4 +1,4 @@
-/* lu-merino.c — blocked LU with merino: the recursion of lu-common.c with MERINO_SPAWN/CALL/JOIN
+/* lu-merino.c — blocked LU with merino: the recursion of lu-recursion.h with MERINO_SPAWN/CALL/JOIN
  * at each "||". See lu-serial.c. */
 #include <bench.h> /* first: it sets _GNU_SOURCE */
 #include "lu.h"
@@ -7,76 +7,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-MERINO_VOID_TASK_2(t_schur, const lu_mat *, m, lu_rect, r) {
-    if (r.ni > 1 || r.nj > 1) {
-        lu_rect r2 = r;
-        if (r.ni >= r.nj) {
-            r.ni /= 2;
-            r2.i0 += r.ni;
-            r2.ni -= r.ni;
-        } else {
-            r.nj /= 2;
-            r2.j0 += r.nj;
-            r2.nj -= r.nj;
-        }
-        MERINO_SPAWN(t_schur, m, r2);
-        MERINO_CALL(t_schur, m, r);
-        MERINO_JOIN(t_schur);
-        return;
-    }
-    for (int k = r.k0; k < r.k0 + r.nk; k++) lu_leaf_schur(m, r.i0, r.j0, k);
-}
-
-MERINO_VOID_TASK_5(t_lower, const lu_mat *, m, int, d, int, dm, int, c0, int, nc) {
-    if (nc > 1) {
-        MERINO_SPAWN(t_lower, m, d, dm, c0 + nc / 2, nc - nc / 2);
-        MERINO_CALL(t_lower, m, d, dm, c0, nc / 2);
-        MERINO_JOIN(t_lower);
-        return;
-    }
-    if (dm == 1) {
-        lu_leaf_lower(m, d, c0);
-        return;
-    }
-    int h = dm / 2;
-    MERINO_CALL(t_lower, m, d, h, c0, 1);
-    lu_rect r = {d + h, dm - h, c0, 1, d, h};
-    MERINO_CALL(t_schur, m, r);
-    MERINO_CALL(t_lower, m, d + h, dm - h, c0, 1);
-}
-
-MERINO_VOID_TASK_5(t_upper, const lu_mat *, m, int, d, int, dm, int, r0, int, nr) {
-    if (nr > 1) {
-        MERINO_SPAWN(t_upper, m, d, dm, r0 + nr / 2, nr - nr / 2);
-        MERINO_CALL(t_upper, m, d, dm, r0, nr / 2);
-        MERINO_JOIN(t_upper);
-        return;
-    }
-    if (dm == 1) {
-        lu_leaf_upper(m, d, r0);
-        return;
-    }
-    int h = dm / 2;
-    MERINO_CALL(t_upper, m, d, h, r0, 1);
-    lu_rect r = {r0, 1, d + h, dm - h, d, h};
-    MERINO_CALL(t_schur, m, r);
-    MERINO_CALL(t_upper, m, d + h, dm - h, r0, 1);
-}
-
-MERINO_VOID_TASK_3(t_lu, const lu_mat *, m, int, d, int, dm) {
-    if (dm == 1) {
-        lu_leaf_factor(m, d);
-        return;
-    }
-    int h = dm / 2;
-    MERINO_CALL(t_lu, m, d, h);
-    MERINO_SPAWN(t_lower, m, d, h, d + h, dm - h);
-    MERINO_CALL(t_upper, m, d, h, d + h, dm - h);
-    MERINO_JOIN(t_lower);
-    lu_rect r = {d + h, dm - h, d + h, dm - h, d, h};
-    MERINO_CALL(t_schur, m, r);
-    MERINO_CALL(t_lu, m, d + h, dm - h);
-}
+/* merino's tasks: MERINO_VOID_TASK_n, MERINO_CALL, and a fork as MERINO_SPAWN/CALL/JOIN */
+#define LU_TASK_2 MERINO_VOID_TASK_2
+#define LU_TASK_3 MERINO_VOID_TASK_3
+#define LU_TASK_5 MERINO_VOID_TASK_5
+#define LU_CALL MERINO_CALL
+#define LU_FORK(f1, a1, f2, a2)                                                                    \
+    do {                                                                                           \
+        MERINO_SPAWN(f1, LU_ARGS a1);                                                              \
+        MERINO_CALL(f2, LU_ARGS a2);                                                               \
+        MERINO_JOIN(f1);                                                                           \
+    } while (0)
+#include "lu-recursion.h"
 
 /* The kernel: reps factorizations of fresh copies of the input; returns the time spent factoring
  * (the copies are not timed). */

@@ -28,6 +28,21 @@ typedef struct lu_rect {
     int i0, ni, j0, nj, k0, nk;
 } lu_rect;
 
+/* Splits the update r in two along its longer side (its rows when they are as many as its columns):
+ * r keeps the first half, r2 (declared here) is the second. Every version's recursion splits this
+ * way. A statement macro, so that the code compiled is the same as when it was written out. */
+#define LU_SPLIT(r, r2)                                                                            \
+    lu_rect r2 = r;                                                                                \
+    if (r.ni >= r.nj) {                                                                            \
+        r.ni /= 2;                                                                                 \
+        r2.i0 += r.ni;                                                                             \
+        r2.ni -= r.ni;                                                                             \
+    } else {                                                                                       \
+        r.nj /= 2;                                                                                 \
+        r2.j0 += r.nj;                                                                             \
+        r2.nj -= r.nj;                                                                             \
+    }
+
 /* Parses the command line; returns 0, or 2 after printing the usage on bad arguments. */
 int lu_parse(int argc, char **argv, lu_args *a);
 /* The input: a random, diagonally dominant n x n matrix (deterministic). */

@@ -3,17 +3,14 @@
  * mm-serial.c. */
 #include <bench.h> /* first: it sets _GNU_SOURCE */
 #include "mm.h"
-#include <omp.h>
+#include "bench_omp.h"
 
 int main(int argc, char **argv) {
     mm_args a;
     if (mm_parse(argc, argv, &a)) return 2;
     double *A, *B, *C;
     mm_init(a.n, &A, &B, &C);
-    omp_set_dynamic(0);
-    omp_set_num_threads(a.workers);
-#pragma omp parallel
-    { bench_sink(omp_get_thread_num()); } /* start the team outside the timing */
+    bench_omp_team(a.workers);
     const long n = a.n, reps = a.reps;
     const int outer = a.outer;
     double t0 = bench_now();

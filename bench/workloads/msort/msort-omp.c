@@ -3,7 +3,7 @@
  * msort-serial.c. */
 #include <bench.h> /* first: it sets _GNU_SOURCE */
 #include "msort.h"
-#include <omp.h>
+#include "bench_omp.h"
 #include <stdlib.h>
 
 static void pmerge(const msort_key *a, long na, const msort_key *b, long nb, msort_key *out) {
@@ -37,10 +37,7 @@ int main(int argc, char **argv) {
     if (msort_parse(argc, argv, &a)) return 2;
     msort_key *in, *out, *tmp;
     msort_init(a.n, &in, &out, &tmp);
-    omp_set_dynamic(0);
-    omp_set_num_threads(a.workers);
-#pragma omp parallel
-    { bench_sink(omp_get_thread_num()); } /* start the team outside the timing */
+    bench_omp_team(a.workers);
     const long n = a.n, reps = a.reps;
     const int outer = a.outer;
     double t0 = bench_now();

@@ -3,9 +3,8 @@
 #include <bench.h> /* first: it sets _GNU_SOURCE */
 #include "msort.h"
 #include <stdlib.h>
-#include <tbb/global_control.h>
-#include <tbb/task_arena.h>
 #include <tbb/task_group.h>
+#include "bench_tbb.h"
 
 static void pmerge(const msort_key *a, long na, const msort_key *b, long nb, msort_key *out) {
     if (na + nb <= MSORT_MERGE_CUTOFF) {
@@ -40,10 +39,7 @@ int main(int argc, char **argv) {
     msort_init(a.n, &in, &out, &tmp);
     double t0, t1;
     {
-        tbb::global_control gc(tbb::global_control::max_allowed_parallelism, (size_t)a.workers);
-        tbb::task_arena arena(a.workers);
-        arena.initialize();
-        arena.execute([] { tbb::task_group g; g.run([] {}); g.wait(); }); // start the workers
+        bench_tbb_arena arena(a.workers);
         const long n = a.n, reps = a.reps;
         const int outer = a.outer;
         t0 = bench_now();

@@ -1,5 +1,5 @@
 /* nqueens, OpenMP tasks: ./nqueens-omp-{gcc,clang} --workers N [--reps R] n */
-#include <omp.h>
+#include "bench_omp.h"
 
 #include "nqueens.h"
 
@@ -32,10 +32,7 @@ int main(int argc, char **argv) {
     int workers, reps, n;
     int np = bench_args(argc, argv, &workers, &reps, p, 1);
     NQ_PARAMS(p, np, n);
-    omp_set_dynamic(0);
-    omp_set_num_threads(workers);
-#pragma omp parallel
-    { bench_sink(omp_get_thread_num()); }
+    bench_omp_team(workers);
     long r = 0;
     double t0 = bench_now();
 #pragma omp parallel

@@ -1,7 +1,6 @@
 // nqueens, oneTBB: ./nqueens-tbb --workers N [--reps R] n   (tbb::task_group per node)
-#include <tbb/global_control.h>
-#include <tbb/task_arena.h>
 #include <tbb/task_group.h>
+#include "bench_tbb.h"
 
 #include "nqueens.h"
 
@@ -33,10 +32,7 @@ int main(int argc, char **argv) {
     int workers, reps, n;
     int np = bench_args(argc, argv, &workers, &reps, p, 1);
     NQ_PARAMS(p, np, n);
-    tbb::global_control gc(tbb::global_control::max_allowed_parallelism, (size_t)workers);
-    tbb::task_arena arena(workers);
-    arena.initialize();
-    arena.execute([] { tbb::task_group g; g.run([] {}); g.wait(); });
+    bench_tbb_arena arena(workers);
     long r = 0;
     double t0 = bench_now();
     arena.execute([&] {

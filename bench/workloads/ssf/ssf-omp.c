@@ -3,17 +3,14 @@
  * ends the search). See ssf-serial.c. */
 #include <bench.h> /* first: it sets _GNU_SOURCE */
 #include "ssf.h"
-#include <omp.h>
+#include "bench_omp.h"
 
 int main(int argc, char **argv) {
     ssf_args a;
     if (ssf_parse(argc, argv, &a)) return 2;
     ssf_problem p;
     ssf_init(a.n, &p);
-    omp_set_dynamic(0);
-    omp_set_num_threads(a.workers);
-#pragma omp parallel
-    { bench_sink(omp_get_thread_num()); } /* start the team outside the timing */
+    bench_omp_team(a.workers);
     const long len = p.len, reps = a.reps;
     const int outer = a.outer;
     double t0 = bench_now();

@@ -4,10 +4,8 @@
 #include <bench.h> /* first: it sets _GNU_SOURCE */
 #include "ssf.h"
 #include <tbb/blocked_range.h>
-#include <tbb/global_control.h>
 #include <tbb/parallel_for.h>
-#include <tbb/task_arena.h>
-#include <tbb/task_group.h>
+#include "bench_tbb.h"
 
 int main(int argc, char **argv) {
     ssf_args a;
@@ -16,10 +14,7 @@ int main(int argc, char **argv) {
     ssf_init(a.n, &p);
     double t0, t1;
     {
-        tbb::global_control gc(tbb::global_control::max_allowed_parallelism, (size_t)a.workers);
-        tbb::task_arena arena(a.workers);
-        arena.initialize();
-        arena.execute([] { tbb::task_group g; g.run([] {}); g.wait(); }); // start the workers
+        bench_tbb_arena arena(a.workers);
         ssf_problem *pp = &p;
         const long len = p.len, reps = a.reps;
         const int outer = a.outer;

@@ -1,7 +1,7 @@
 /* stress, OpenMP tasks: ./stress-omp-{gcc,clang} --workers N [--reps R] h L reps [per_tree]
  * One parallel region; the master thread runs the trees one after the other (taskwait joins); with
  * per_tree = 1, one parallel region (+ single) per tree. */
-#include <omp.h>
+#include "bench_omp.h"
 
 #include "stress.h"
 
@@ -21,10 +21,7 @@ int main(int argc, char **argv) {
     long L, trees;
     int np = bench_args(argc, argv, &workers, &reps, p, 4);
     STRESS_PARAMS(p, np, h, L, trees);
-    omp_set_dynamic(0);
-    omp_set_num_threads(workers);
-#pragma omp parallel
-    { bench_sink(omp_get_thread_num()); }
+    bench_omp_team(workers);
     int64_t sum = 0;
     double t0 = bench_now();
     if (stress_per_tree) {

@@ -1,9 +1,8 @@
 // stress, oneTBB: ./stress-tbb --workers N [--reps R] h L reps [per_tree]
 // (tbb::task_group per inner node; the trees in one arena.execute, or with per_tree = 1 one
 // arena.execute per tree from the main thread)
-#include <tbb/global_control.h>
-#include <tbb/task_arena.h>
 #include <tbb/task_group.h>
+#include "bench_tbb.h"
 
 #include "stress.h"
 
@@ -23,10 +22,7 @@ int main(int argc, char **argv) {
     long L, trees;
     int np = bench_args(argc, argv, &workers, &reps, p, 4);
     STRESS_PARAMS(p, np, h, L, trees);
-    tbb::global_control gc(tbb::global_control::max_allowed_parallelism, (size_t)workers);
-    tbb::task_arena arena(workers);
-    arena.initialize();
-    arena.execute([] { tbb::task_group g; g.run([] {}); g.wait(); });
+    bench_tbb_arena arena(workers);
     int64_t sum = 0;
     double t0 = bench_now();
     if (stress_per_tree) {
