@@ -1,4 +1,4 @@
-//! idle, Rayon: idle --workers N period_us region_us seconds   (bench/idle/idle.h: every period, a
+//! idle, Rayon: idle --workers N period_us region_us seconds   (idle.h: every period, a
 //! region of N tasks (rayon::scope, pool.install from the main thread), each spinning region_us / N
 //! microseconds; prints the same fields as the C versions). CPU time is the sum of
 //! /proc/self/task/*/schedstat (nanoseconds on a CPU), as the crate has no getrusage binding.

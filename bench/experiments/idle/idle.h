@@ -1,4 +1,4 @@
-/* idle.h — the idle-cost experiment (rayon #642's pattern), shared by every version of bench/idle.
+/* idle.h — the idle-cost experiment (rayon #642's pattern), shared by every version.
  *
  * idle --workers N period_us region_us seconds [tasks]
  *   Every period_us microseconds for `seconds` seconds, the main thread submits one parallel region

@@ -11,19 +11,19 @@
  *                      S(1) = S(0) = 1), the work 2 F(n+1) - 1 calls, so the closed form is
  *                      (2 F(n+1) - 1) / n whatever the cost of a call, as long as the loop
  *                      dominates it (fib_w = 20000 is ~4.7 us; a profiled spawn and join, ~15 ns);
- *   stress h L trees   Wool's stress (bench/stress): T_1 = the serial program's time T_S; T_inf =
+ *   stress h L trees   Wool's stress (workloads/): T_1 = the serial program's time T_S; T_inf =
  *                      trees x (h + 1 calls + one leaf's loop): a call's time measured by the
  *                      serial trees with empty leaves, the loop's alone (each the least of 3);
- *   cholesky n nz cut  bench/cholesky's tasks, the levels below `cut` run serially inside one
+ *   cholesky n nz cut  workloads/cholesky's tasks, the levels below `cut` run serially inside one
  *                      task (cut 5: blocks of 64 x 64, each task a block's whole step; cut 0: every
- *                      level spawns, 4 x 4 leaves, as bench/cholesky): T_1 = the serial
+ *                      level spawns, 4 x 4 leaves, as workloads/cholesky): T_1 = the serial
  *                      factorization's time T_S; T_inf from a serial replay of the same recursion
  *                      that times every leaf operation (a serial block at the cutoff) with the
  *                      monotonic clock (less one clock read's own time) and adds them up along the
  *                      task graph (+ on a sequence, max across the branches a task spawns); each
  *                      the least of 3. The replay's work (its leaves added up) over T_S checks it.
  * and the profiled build's cost: T_1 / T_S of fib(ovh_n), one task per call, at 1 worker (the
- * default build's is bench/ratios' fib_t1_ts).
+ * default build's is micro/ratios' fib_t1_ts).
  *
  * Each workload is profiled 3 times per round: "<w>_ratio" is the first run's, "<w>_least3_ratio"
  * the run with the least span's (the serial estimates are least-of-3 timings; see round_result).

@@ -20,7 +20,7 @@
  *            the machine gives two threads on this work in this round.
  * The output is the median (and quartiles) over R rounds (default 21) of, per round:
  *   fib(n), one task per call:   T_1 / T_S and T_S / T_2
- *   stress h1 L1, h2 L2:         T_S / T_2 (trees1, trees2 trees in a row, as bench/stress),
+ *   stress h1 L1, h2 L2:         T_S / T_2 (trees1, trees2 trees in a row, as workloads/stress),
  *                                T_S / T_ceiling, and T_ceiling / T_2 (merino's share of what the
  *                                machine gave; above 1 when merino beats the self-scheduler)
  * Every result is checked against the serial one. Each merino phase starts its own pool (start,

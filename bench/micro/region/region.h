@@ -2,7 +2,7 @@
  * the EPCC syncbench way (a region of little work entered many times in a row).
  *
  * region W R: R parallel regions entered one after the other from the main thread, each of two
- * leaves of W iterations of stress's empty loop (stress_leaf of bench/stress/stress.h, so W means
+ * leaves of W iterations of stress's empty loop (stress_leaf of stress/stress.h, so W means
  * what stress's L means: about one cycle an iteration, no memory references). The serial version
  * runs both leaves one after the other; merino runs each region as one MERINO_RUN of a task that
  * spawns one leaf and calls the other (merino::run of a merino::fork_join in the C++ version);

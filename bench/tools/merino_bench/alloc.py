@@ -16,9 +16,9 @@ Every sample goes to a results file of JSON lines (--out; by default
 bench/results/alloc-<date>-<time>.jsonl, with a first line naming the commit and the machine), and
 one figure is drawn beside it (--plot to put it elsewhere): three panels, one group of bars per
 (benchmark, threads), one bar per allocator — throughput as a share of the group's fastest, peak
-RSS, RSS after freeing. matplotlib comes from bench/.venv, made from bench/requirements.txt on first
-need (pyenv.py); `python3 -m merino_bench.allocplot RESULTS.jsonl OUT.png`, run from bench/tools/,
-draws it again from a results file.
+RSS, RSS after freeing. matplotlib comes from bench/.venv, made from bench/tools/requirements.txt on
+first need (pyenv.py); `python3 -m merino_bench.allocplot RESULTS.jsonl OUT.png`, run from
+bench/tools/, draws it again from a results file.
 
 --extra NAME=LIB[,NAME=LIB...] adds other builds of libmerino_malloc.so (main's, a variant), each
 run as the allocator NAME in the same rounds as the rest: a paired comparison of a change.

@@ -51,7 +51,7 @@ def draw(path, out):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     import matplotlib.ticker  # noqa: F401 (matplotlib.ticker below)
-    from .plots import save_png
+    from .plotkit import save_png
 
     meta, med, groups, allocs = read(path)
     if not groups:

@@ -358,7 +358,7 @@ def run_overhead(args, g, wr, prog):
 
 def run_ratios(args, g, wr, prog):
     """ratios-merino: one process of R rounds, each the serial programs then merino at 1 and 2
-    workers, back to back; the ratios are taken within each round (see bench/ratios)."""
+    workers, back to back; the ratios are taken within each round (see micro/ratios)."""
     s = g["size"]
     path = binary(args.build_dir, "ratios", "merino")
     if not path:
@@ -379,7 +379,7 @@ def run_ratios(args, g, wr, prog):
 
 def run_prof(args, g, wr, prog):
     """prof-merino (libmerino_prof): the profiler's parallelism against independent estimates and
-    the profiled fib's T_1 / T_S, one process per worker count (see bench/prof)."""
+    the profiled fib's T_1 / T_S, one process per worker count (see experiments/prof)."""
     s = g["size"]
     path = binary(args.build_dir, "prof", "merino")
     for nw in g["workers"]:

@@ -1,7 +1,7 @@
-"""The loop benchmarks' tables and figure: bench/loops in the layout of the IDWS paper's Table 1
+"""The loop benchmarks' tables and figure: workloads/loops in the layout of the IDWS paper's Table 1
 (seconds per schedule and distribution, at the full worker count) and Figure 2 (time relative to
 the fastest schedule of each distribution), with and without a competing process (--compete); and
-the donation latencies (bench/donation)."""
+the donation latencies (experiments/donation)."""
 
 import math
 

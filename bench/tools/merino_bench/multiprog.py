@@ -2,7 +2,7 @@
 (`--only idle`). Both run their own way, not as a workload's table of sizes.
 
 multiprog: knary(h, d, s) with P = 1..16 workers on this machine, alone, next to cyclcr (the
-competing program, bench/cyclcr), next to 1 and 2 CPU-bound hogs (cyclcr --hog), and two copies at
+competing program, cyclcr.c), next to 1 and 2 CPU-bound hogs (cyclcr --hog), and two copies at
 once; for merino, its naive ablation (merino-naive: idle workers spin), oneTBB, OpenMP (libgomp and
 libomp, each with the default wait policy and OMP_WAIT_POLICY=active) and Rayon. Each run gives a
 point of the paper's Figures 4 and 5: x = P / (T_1 / T_inf), y = T_1 / (P_A T_P), where
@@ -14,11 +14,11 @@ point of the paper's Figures 4 and 5: x = P / (T_1 / T_inf), y = T_1 / (P_A T_P)
          paper; its CPU time from /proc is recorded too) or hogs (their CPU time, from
          /proc/<pid>/task/*/schedstat); for two copies at once, min(P, cores - the other's CPU time
          (getrusage) spread over its run and counted over ours).
-idle: bench/idle, rayon #642's pattern: a region of N tasks every 1 ms and every 10 ms, empty or of
-1 ms of work, for --idle-seconds (default 1.5 s, --all 10 s): the process's CPU time over the tasks'
-busy time, the CPUs burnt beyond the work, and the latency from submission to the first task; the
-serial program (the same loop calling the tasks itself) gives what the loop costs without any
-runtime, which every runtime's figure includes too.
+idle: experiments/idle, rayon #642's pattern: a region of N tasks every 1 ms and every 10 ms, empty
+or of 1 ms of work, for --idle-seconds (default 1.5 s, --all 10 s): the process's CPU time over the
+tasks' busy time, the CPUs burnt beyond the work, and the latency from submission to the first
+task; the serial program (the same loop calling the tasks itself) gives what the loop costs without
+any runtime, which every runtime's figure includes too.
 """
 
 import json

@@ -35,8 +35,8 @@ RATIO_KEYS = {"fib_t1_ts": "fib T_1 / T_S", "fib_ts_t2": "fib T_S / T_2",
               "stress2_of_ceiling": "  merino / ceiling"}
 
 
-# prof-merino's output (bench/prof): per workload the profiler's parallelism, the estimate and their
-# ratio (medians over the rounds), and the profiled fib's T_1 / T_S
+# prof-merino's output (experiments/prof): per workload the profiler's parallelism, the estimate
+# and their ratio (medians over the rounds), and the profiled fib's T_1 / T_S
 PROF_WORKLOADS = {"fibw": "closed form (2 F(n+1) - 1) / n", "stress": "T_S / (trees x (h+1 calls + a leaf))",
                   "cholesky": "T_S / span of a timed serial replay"}
 PROF_KEYS = [f"{w}_{k}" for w in PROF_WORKLOADS

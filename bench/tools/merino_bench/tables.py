@@ -172,7 +172,7 @@ def table1_section(rows):
 
 
 def ratios_lines(records):
-    """Lines for the paired in-process ratios (bench/ratios), or []."""
+    """Lines for the paired in-process ratios (bench/micro/ratios), or []."""
     lines = []
     for r in [r for r in records if r["kind"] == "ratios"]:
         p = r["params"].split()
@@ -185,7 +185,7 @@ def ratios_lines(records):
                 "stress2_ts_t2": f"stress {p[4]} {p[5]} x{p[6]}", "ceiling2_ts_t2": ceil,
                 "stress2_of_ceiling": "T_ceiling / T_2"}
         lines.append("")
-        lines.append(f"in-process paired measurement (bench/ratios, {r['inner_reps']} rounds; each round runs the "
+        lines.append(f"in-process paired measurement (bench/micro/ratios, {r['inner_reps']} rounds; each round runs the "
                      "serial program pinned to each CPU (T_S = the fastest), merino at 1 worker on the same CPU, "
                      "merino at 2 workers and the ceiling, back to back; median [p25 - p75] of the per-round ratios):")
         if r["check"] != "ok":
@@ -198,7 +198,7 @@ def ratios_lines(records):
 
 
 def overhead_section(rows, records):
-    """The inlined-task overhead: from the workload runs, from bench/overhead and the paired ratios."""
+    """The inlined-task overhead: from the workload runs, from bench/micro/overhead and the paired ratios."""
     ov = [r for r in records if r["kind"] == "overhead"]
     rl = ratios_lines(records)
     lines = []
@@ -212,7 +212,7 @@ def overhead_section(rows, records):
         lines += render(table, "lrrrrrrrr")
     if ov:
         lines.append("")
-        lines.append("in-process measurement (bench/overhead, serial and merino fib alternated, 1 worker, TSC):")
+        lines.append("in-process measurement (bench/micro/overhead, serial and merino fib alternated, 1 worker, TSC):")
         table = [[f"  fib({r['params']})", "all tasks public:" if r["all_public"] else "private tasks:",
                   fmt_r(r.get("cycles_per_task")), "cycles/task",
                   f"(T_S {r.get('ts_cycles') or 0:.3g} cyc, T_1 {r.get('t1_cycles') or 0:.3g} cyc, "
@@ -277,7 +277,7 @@ def region_section(records, workers):
                   "(below 1: merino is faster)"] + render(times, "r" * (len(par) + 3) + "lr")
         lines += ["", f"w={wk}: T_S / T_P (serial time over the system's; 1 = no faster than serial)"]
         lines += render(speedups, "r" * (len(par) + 2)) + [""]
-    return section("Region overhead (bench/region, EPCC syncbench style): R regions entered one after the other "
+    return section("Region overhead (bench/micro/region, EPCC syncbench style): R regions entered one after the other "
                    "from the main thread, each two leaves of W empty iterations (stress's leaf loop); the median "
                    "over the rounds of a round's time / R, median of the process runs", lines[:-1])
 
@@ -323,8 +323,9 @@ def prof_ratio(r, key):
 
 
 def prof_section(records):
-    """The profiler (bench/prof): its parallelism T_1 / T_inf against an estimate made without it,
-    and the profiled fib's T_1 / T_S (the default build's is bench/ratios' fib T_1 / T_S)."""
+    """The profiler (bench/experiments/prof): its parallelism T_1 / T_inf against an estimate made
+    without it, and the profiled fib's T_1 / T_S (the default build's is bench/micro/ratios' fib
+    T_1 / T_S)."""
     pr = [r for r in records if r["kind"] == "prof"]
     table = [["params", "workers", "workload", "profiler", "estimate", "ratio", "least of 3", "estimate from", "note"]]
     for r in pr:
@@ -338,7 +339,7 @@ def prof_section(records):
                           prof_ratio(r, f"{w}_least3_ratio"), how, note])
         table.append([r["params"], str(r["workers"]), "profiled fib T_1/T_S", fmt_r(r.get("prof_fib_t1_ts")),
                       "", "", "", "fib(ovh_n) at 1 worker, one task per call", note])
-    return section("Profiler (bench/prof, libmerino_prof): parallelism T_1 / T_inf by the profiler against an "
+    return section("Profiler (bench/experiments/prof, libmerino_prof): parallelism T_1 / T_inf by the profiler against an "
                    "independent estimate (ratio = profiler / estimate, of each round's first run and of its run "
                    "with the least span; target within 15%), medians over the rounds (their range); params: fib_n fib_w h "
                    "L trees chol_n chol_nz chol_cut ovh_n", render(table, "lrlrrrrll") if pr else [])
@@ -360,7 +361,7 @@ def mpiheat_section(records):
         rows.append([f"{p[0]} x {r['workers']}" + (" *" if int(p[0]) * r["workers"] > 2 else ""), p[4],
                      r["system"], fmt_s(r["median"]) if ok else "FAIL", fmt_s(r.get("comp_seconds")) if ok else "-",
                      fmt_s(r.get("comm_seconds")) if ok else "-", pct(r.get("hidden")), pct(r.get("wait_cpu"))])
-    return section("mpiheat across MPI ranks (bench/mpiheat/mpiheat.h): hidden = (comp + comm - seconds) / comm, the "
+    return section("mpiheat across MPI ranks (bench/workloads/mpiheat/mpiheat.h): hidden = (comp + comm - seconds) / comm, the "
                    "share of the exchanges' time hidden behind computation; wait CPU = CPU used by a rank waiting "
                    "0.2 s for a message (- with one rank); * = more threads than cores", render(rows, "rrlrrrrr"))
 
@@ -414,9 +415,9 @@ def report_sections(records, derived, workers, reps, cores):
             "table1": table1_section(table1), "overhead": overhead_section(overhead, records),
             "steal": steal_section(records), "region": region_section(records, workers),
             "per_tree": per_tree_section(records, workers), "prof": prof_section(records),
-            "loops": section("Loops (bench/loops) in the layout of the IDWS paper's Table 1",
+            "loops": section("Loops (bench/workloads/loops) in the layout of the IDWS paper's Table 1",
                              loops.loops_lines(records, render, fmt_s, fmt_r)),
-            "donation": section("Donation latency (bench/donation): an idle worker's wait for work, microseconds",
+            "donation": section("Donation latency (bench/experiments/donation): an idle worker's wait for work, microseconds",
                                 loops.donation_lines(records, render, fmt_r)),
             "mpiheat": mpiheat_section(records),
             "taskobj": taskobj_section(records, workers)}

@@ -228,7 +228,7 @@ static chol_node *s_chol(chol_node *a, int level, int64_t *t) {
 }
 
 chol_node *chol_serial(chol_node *a, int level, int64_t *tasks) { return s_chol(a, level, tasks); }
-#ifdef CHOL_SERIAL_STEPS /* bench/prof only: other callers change how the serial baseline compiles */
+#ifdef CHOL_SERIAL_STEPS /* experiments/prof only: other callers change how the serial baseline compiles */
 chol_node *chol_serial_backsub(chol_node *a, chol_node *l, int level, int64_t *tasks) {
     return s_backsub(a, l, level, tasks);
 }

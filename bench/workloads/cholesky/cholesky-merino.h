@@ -1,15 +1,15 @@
 /* cholesky-merino.h — merino's sparse Cholesky tasks (the recursion of cholesky-common.c, with
  * MERINO_SPAWN/CALL/JOIN at each "||" where both sides have work; tasks return the (possibly new)
- * block): shared by bench/cholesky and bench/prof, so that both measure the same code. Needs
- * cholesky.h and merino.h included first. */
+ * block): shared by workloads/cholesky and experiments/prof, so that both measure the same code.
+ * Needs cholesky.h and merino.h included first. */
 #ifndef BENCH_CHOLESKY_MERINO_H
 #define BENCH_CHOLESKY_MERINO_H
 
 typedef chol_node *node;
 
-/* CHOL_SERIAL_BELOW (bench/prof only; an int expression): the levels below it run the serial
+/* CHOL_SERIAL_BELOW (experiments/prof only; an int expression): the levels below it run the serial
  * recursion inside one task, so that a task's strands are a block's whole factorization, solve or
- * update (coarse strands). Not defined: every level spawns, as bench/cholesky measures. */
+ * update (coarse strands). Not defined: every level spawns, as workloads/cholesky measures. */
 #ifdef CHOL_SERIAL_BELOW
 #define CHOL_SERIAL_HERE(level) ((level) < (CHOL_SERIAL_BELOW))
 #else

@@ -22,11 +22,6 @@
  * Check: same blocks as a serial factorization and values within 1e-9 relative; for padded size
  * <= 512 the serial factor is also checked densely: L L^T = A. Output: one JSON line; result = sum
  * of L's elements; tasks = spawns of the recursion (all parallel versions), null for serial.
- *
- * Sizes (the Wool paper's n and nonzeros; per factorization ~1.4, 11, 98, ~800 ms serial):
- * headline `500 2000 12` (~0.15 s); full set adds `250 1000 384`, `1000 4000 6`, `2000 8000 1`
- * (~0.5 s each); quick `100 300 2`. The paper's largest, `4000 16000`, takes ~6 s per
- * factorization serially and is left out of the set (run it by hand).
  */
 #include <bench.h> /* first: it sets _GNU_SOURCE */
 #include "cholesky.h"

@@ -79,9 +79,9 @@ static inline chol_node *chol_mulsub_leaf(const chol_node *a, const chol_node *b
  * NULL, adds to it the number of spawns the parallel versions make. */
 chol_node *chol_serial(chol_node *a, int level, int64_t *tasks);
 /* The serial recursion's other two steps (backsub(a, l), mulsub(a, b, r, lower)), for a parallel
- * version that runs the levels below a cutoff serially inside one task (bench/prof). Defined only
- * when cholesky-common.c is compiled with CHOL_SERIAL_STEPS: with more callers, the serial
- * baseline's recursion compiles differently. */
+ * version that runs the levels below a cutoff serially inside one task (experiments/prof).
+ * Defined only when cholesky-common.c is compiled with CHOL_SERIAL_STEPS: with more callers, the
+ * serial baseline's recursion compiles differently. */
 chol_node *chol_serial_backsub(chol_node *a, chol_node *l, int level, int64_t *tasks);
 chol_node *chol_serial_mulsub(chol_node *a, chol_node *b, chol_node *r, int level, int lower, int64_t *tasks);
 /* Factors a copy of the input serially and compares L with it (same block structure, values

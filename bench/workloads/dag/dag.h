@@ -46,7 +46,7 @@ int dag_check(dag *d, int64_t *result);
 }
 #endif
 
-/* Hooks of bench/dag/trace, which defines them and then includes a dag-<system> file: a node's
+/* Hooks of workloads/dag/trace, which defines them and then includes a dag-<system> file: a node's
  * work, after the set-up, before each run, after the runs. Nothing here. */
 #ifndef DAG_NODE
 #define DAG_NODE(d, x) dag_node(d, x)

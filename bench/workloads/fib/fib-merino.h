@@ -1,5 +1,5 @@
-/* fib-merino.h — merino's fib task, one task per call (no cutoff): the task that bench/fib,
- * bench/overhead and bench/ratios all measure, so that they measure the same code. */
+/* fib-merino.h — merino's fib task, one task per call (no cutoff): the task that workloads/fib,
+ * micro/overhead and micro/ratios all measure, so that they measure the same code. */
 #ifndef BENCH_FIB_MERINO_H
 #define BENCH_FIB_MERINO_H
 #include <merino.h>

@@ -15,11 +15,6 @@
  *   reps    runs inside the kernel (default 1); --reps R repeats the kernel.
  * Output: one JSON line; result = sum of the final grid; tasks = R*reps*steps*(ny-3) for merino,
  * null for the others.
- *
- * Sizes (per step ~5.5 us at 64x64, 0.1 ms at 256x256, 1.75 ms at 1024x1024, 0.4 ms at
- * 4096x64): headline `256 256 100 16` (~0.15 s serial); full set adds `64 64 100 1024` (tiny
- * steps: 62 rows of 62 points), `1024 1024 20 16`, `4096 64 100 16` (few long rows),
- * `64 4096 100 16` (many short rows), each about 0.5-0.65 s; quick `32 32 10 2`.
  */
 #include <bench.h> /* first: it sets _GNU_SOURCE */
 #include "heat.h"

@@ -1,4 +1,4 @@
-//! knary, Rayon: knary --workers N [--reps R] h d s [iters]   (the Hood paper's knary, bench/knary/knary.h:
+//! knary, Rayon: knary --workers N [--reps R] h d s [iters]   (the Hood paper's knary, workloads/knary/knary.h:
 //! at each node an empty loop of iters, then d children, the first s serially, the rest in parallel
 //! with rayon::scope; result = the number of nodes)
 use merino_bench_rayon::*;

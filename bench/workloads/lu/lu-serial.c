@@ -17,10 +17,6 @@
  * Check: equal to a serial factorization within 1e-9 relative (and, for n <= 512, the serial
  * factors give the input back). Output: one JSON line; result = sum of the elements of the
  * factored matrix; tasks = spawns of the recursion (all parallel versions), null for serial.
- *
- * Sizes (per factorization ~0.06, 0.3, 4.4, 3.8, 50 ms): headline `256 16 32` (~0.15 s serial);
- * full set adds `64 8 8192`, `128 16 1024`, `256 32 128`, `512 32 8` (each about 0.3-0.6 s);
- * quick `64 8 2`.
  */
 #include <bench.h> /* first: it sets _GNU_SOURCE */
 #include "lu.h"

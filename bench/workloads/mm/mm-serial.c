@@ -13,10 +13,6 @@
  *         many-repetitions method of the Wool paper. --reps R repeats the whole kernel R times.
  * Output: one JSON line; result = sum of the elements of C; tasks = R*reps*(n-1) for merino, null
  * for the others.
- *
- * Sizes (per product ~0.16, 0.9, 9, 55 ms): headline `256 12` (~0.15 s serial); full set adds
- * `64 4096`, `128 512`, `512 8` (the Wool paper's n, reps scaled to about 0.5 s each); quick
- * `64 2`. See bench/mm/params and bench/WORKLOADS-B.md.
  */
 #include <bench.h> /* first: it sets _GNU_SOURCE */
 #include "mm.h"

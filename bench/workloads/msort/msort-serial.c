@@ -17,9 +17,6 @@
  * Output: one JSON line; result = sum of key[i]*(i+1) over the sorted output (mod 2^63); tasks =
  * spawns of the parallel recursion (counted on a serial replay) for merino, TBB and OpenMP, null for
  * serial.
- *
- * Sizes (per sort ~0.04, 0.5, 7.5, 90 ms): headline `100000 20` (~0.15 s serial); full set adds
- * `1000 8192`, `10000 1024`, `1000000 4` (each about 0.3-0.6 s); quick `5000 2`.
  */
 #include <bench.h> /* first: it sets _GNU_SOURCE */
 #include "msort.h"

@@ -1,11 +1,11 @@
 /* nqarray.h — shared by every version of nqarray: n-queens as Lace's and BOTS's benchmarks write
- * it, the other shape of n-queens beside bench/nqueens's bit masks.
+ * it, the other shape of n-queens beside workloads/nqueens's bit masks.
  *
  * nqarray n: a task places queen i on row d after the d queens of the array a: it copies a into
  * an array of its own (on its C stack), checking each earlier queen for a conflict, and if none,
  * spawns one task per column of the next row — all n of them, a loop of spawns, then a loop of
  * joins; the conflict test is made by the children. So a task is about a hundred instructions of
- * copying and comparing, against bench/nqueens's tens, and most tasks return at once.
+ * copying and comparing, against workloads/nqueens's tens, and most tasks return at once.
  * Result: the number of solutions (tabulated for n <= 15); tasks: the calls (every one a spawn but
  * the root's). */
 #ifndef BENCH_NQARRAY_H

@@ -1,5 +1,5 @@
 /* recmm.h — shared by every version of recmm: the recursive matrix multiply of Cilk's and Lace's
- * benchmarks (rec_matmul), beside bench/mm's row-parallel one.
+ * benchmarks (rec_matmul), beside workloads/mm's row-parallel one.
  *
  * recmm n reps: C = A * B for n x n matrices of floats, by splitting the largest of the three
  * dimensions in two until m + n + p <= 64: rows and columns of C are split into two spawned

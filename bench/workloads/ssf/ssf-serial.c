@@ -16,10 +16,6 @@
  *         whole kernel R times.
  * Output: one JSON line; result = sum over positions of the longest match length; tasks =
  * R*reps*(|s_n|-1) for merino, null for the others.
- *
- * Sizes (per search ~0.4, 0.8, 2.5, 7, 17 ms for n = 12..16): headline `15 20` (~0.15 s serial);
- * full set adds `12 1024`, `13 512`, `14 256`, `16 32` (about 0.5 s each); quick `10 2` (see
- * bench/ssf/params and bench/WORKLOADS-B.md).
  */
 #include <bench.h> /* first: it sets _GNU_SOURCE */
 #include "ssf.h"

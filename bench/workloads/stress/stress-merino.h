@@ -1,5 +1,5 @@
 /* stress-merino.h — merino's stress tree (one task per node) and the task that runs trees one
- * after the other: shared by bench/stress and bench/ratios, so that both measure the same code.
+ * after the other: shared by workloads/stress and micro/ratios, so that both measure the same code.
  * Needs stress.h (the leaf) included first. */
 #ifndef BENCH_STRESS_MERINO_H
 #define BENCH_STRESS_MERINO_H

@@ -1,7 +1,7 @@
 /* fib-taskobj.h — fib(n) with merino's task objects in the four variants of the TBB paper's
  * Figure 6: plain (children, then wait), +C (continuation passing), +CB (+ scheduler bypass) and
  * +CBR (+ task recycling). Below the cut-off a task computes fib serially. Shared by
- * bench/taskobj/taskobj-merino.c and tests/test_graph_tasks.c. */
+ * workloads/taskobj/taskobj-merino.c and tests/test_graph_tasks.c. */
 #ifndef FIB_TASKOBJ_H
 #define FIB_TASKOBJ_H
 
@@ -19,7 +19,7 @@ typedef struct fibt_cont { /* the continuation: sums what its two children leave
 
 static long fibt_cutoff = 12;
 
-/* The leaves' serial recursion, the serial program's fib_serial (bench/fib/fib.h) to the letter, so
+/* The leaves' serial recursion, the serial program's fib_serial (fib/fib.h) to the letter, so
  * that every variant runs the same leaf code (a noinline version made every leaf about 2x slower
  * than the serial program's and the comparison with oneTBB unfair). */
 __attribute__((unused)) static long fibt_serial(int n) { return n < 2 ? n : fibt_serial(n - 1) + fibt_serial(n - 2); }

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Paired, interleaved rounds of bench/taskobj (the TBB paper's Figure 6) for the ratios of issue 14.
+"""Paired, interleaved rounds of workloads/taskobj (the TBB paper's Figure 6) for the ratios of issue 14.
 
 Each round runs, for every (cut-off, workers) asked, oneTBB's task_group, the serial program (one
 worker only) and every merino variant of every merino binary given, back to back (the order
@@ -7,7 +7,7 @@ reversed every other round: the VM's cores drift in speed). Per round it takes t
 tbb / variant; the table gives their medians over the rounds (and the median times), so each
 ratio is paired within a round. Every run checks fib(n) against the closed form; a FAIL stops.
 
-    bench/taskobj/paired.py --build build [--merino old=/path/taskobj-merino ...] \\
+    workloads/taskobj/paired.py --build build [--merino old=/path/taskobj-merino ...] \\
         [--rounds 7] [--n 36] [--reps 3] [--cutoffs 12,20] [--workers 1,2]
 
 Run it under the exclusive CPU lock (flock -x /work/merino-cpu.lock ...) on a quiet machine.

@@ -7,7 +7,7 @@
  * variant: plain, c, cb, cbr (merino's task objects, merino_graph.h) or direct (merino's
  * MERINO_SPAWN / MERINO_JOIN); taskobj-tbb runs tbb::task_group whatever the variant (oneTBB has
  * removed the task API the paper measured), taskobj-serial the serial recursion. tasks = the calls
- * with n >= max(2, cutoff), as bench/fib counts them (the continuation variants allocate about
+ * with n >= max(2, cutoff), as workloads/fib counts them (the continuation variants allocate about
  * twice as many task objects). */
 #ifndef BENCH_TASKOBJ_H
 #define BENCH_TASKOBJ_H

@@ -1,4 +1,4 @@
-# simulate.py — 2 simulated workers run a 32 x 32 wavefront and bench/dag's random DAG of 2000
+# simulate.py — 2 simulated workers run a 32 x 32 wavefront and workloads/dag's random DAG of 2000
 # nodes (node times 0.9-1.1, 1% at 3) under the ordering rules of docs/graph.md: "lifo" (the last
 # node made ready runs next, queued ones newest first, thieves take the oldest) and "C" (the
 # successor with the longest path to a sink runs next, unless the oldest queued node is more than

@@ -1,4 +1,4 @@
-/* trace.h — bench/dag's hooks (dag.h) defined to time each node with rdtsc (README.md). Records
+/* trace.h — workloads/dag's hooks (dag.h) defined to time each node with rdtsc (README.md). Records
  * are padded to a cache line (no false sharing between the workers' stores) and touched before
  * the runs (no page faults inside them). Include before a dag-<system> file. */
 #ifndef BENCH_DAG_TRACE_H
