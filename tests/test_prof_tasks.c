@@ -12,6 +12,7 @@
  *   - a loop of equal iterations: its chunks are parallel strands. */
 #include "check.h"
 
+#include <stdbool.h>
 #include <time.h>
 
 #include <merino.h>
@@ -22,9 +23,14 @@
 #include "../bench/taskobj/fib-taskobj.h"
 
 enum { K = 8 };               /* the wavefront's side */
+enum { RUNS = 3 };            /* runs of a program before its figures count as out of range */
 static int fib_n, node_n;     /* fib's size; fibt_serial(node_n) is a node's and an iteration's cost */
 static int loop_n;            /* the loop's iterations */
-static volatile long sink;
+/* Under the sanitizers the runtime's code between strands is instrumented too and counts as work,
+ * and the serial leaves compile differently: there the checks are of the structure (parallelism
+ * above 1, work seen), not of the accuracy. */
+static int sanitized;
+static long sink; /* atomic: results no compiler may drop */
 
 /* ---- the programs ---------------------------------------------------------------------------------- */
 
@@ -50,12 +56,12 @@ static void gfib(void *p) {
 
 static void node_work(void *arg) {
     (void)arg;
-    sink += fibt_serial(node_n);
+    __atomic_fetch_add(&sink, fibt_serial(node_n), __ATOMIC_RELAXED); /* relaxed: a sum nobody reads */
 }
 
 static void iterations(int64_t lo, int64_t hi, void *ctx) {
     (void)ctx;
-    for (int64_t i = lo; i < hi; i++) sink += fibt_serial(node_n);
+    for (int64_t i = lo; i < hi; i++) __atomic_fetch_add(&sink, fibt_serial(node_n), __ATOMIC_RELAXED); /* relaxed: as above */
 }
 
 static double cpu_now(void) {
@@ -77,7 +83,7 @@ static double least_of_3(void (*f)(void)) {
     return best;
 }
 
-static void serial_fib(void) { sink += fibt_serial(fib_n); }
+static void serial_fib(void) { __atomic_fetch_add(&sink, fibt_serial(fib_n), __ATOMIC_RELAXED); /* relaxed: as above */ }
 static void serial_nodes(void) {
     for (int i = 0; i < K * K; i++) node_work(NULL);
 }
@@ -87,7 +93,7 @@ static void serial_loop(void) { iterations(0, loop_n, NULL); }
 
 typedef struct shape {
     const char *name;
-    double t_serial;  /* the serial program's time */
+    void (*serial)(void); /* the serial program */
     double min_par;   /* the parallelism must be above this ("well above 1") */
     double max_par;   /* ... and at most this (the program's own, with some slack) */
 } shape;
@@ -98,20 +104,62 @@ static merino_prof_report counters(void) {
     return r;
 }
 
-/* What a run measured: work near the serial time (the profiled strands include the profiler's own
- * few instructions per task; the span's noise only lowers the parallelism), parallelism in range. */
-static void check_run(const shape *s, unsigned workers, merino_wsp d) {
-    double par = d.work / d.span, ratio = d.work / s->t_serial;
+/* Whether a run's figures are in range: work near the serial time (the profiled strands include
+ * the profiler's own few instructions per task), parallelism in range (noise only lowers it). */
+static bool in_range(const shape *s, unsigned workers, merino_wsp d, double t_serial, bool last) {
+    double par = d.work / d.span, ratio = d.work / t_serial;
+    double lo = 0.7, hi = 1.5, min_par = s->min_par;
+    if (sanitized) lo = 0.01, hi = 1e9, min_par = 1.5; /* still above 1, and the work was seen */
     printf("  %-22s %u workers: work %.4f s (%.2f of serial), span %.6f s, parallelism %.1f\n", s->name, workers,
            d.work, ratio, d.span, par);
-    if (ratio < 0.7 || ratio > 1.5 || par < s->min_par || par > s->max_par) {
+    bool ok = ratio >= lo && ratio <= hi && par >= min_par && par <= s->max_par;
+    if (!ok && last)
         fprintf(stderr,
-                "test_prof_tasks: %s at %u workers: work %.4f s against %.4f s serially (want 0.7-1.5 of it), "
-                "parallelism %.2f (want %.1f to %.1f)\n",
-                s->name, workers, d.work, s->t_serial, par, s->min_par, s->max_par);
-        exit(1);
+                "test_prof_tasks: %s at %u workers: work %.4f s against %.4f s serially (want %.1f-%.1f of it), "
+                "parallelism %.2f (want %.1f to %.1f), in each of %d runs (the last shown)\n",
+                s->name, workers, d.work, t_serial, lo, hi, par, min_par, s->max_par, RUNS);
+    return ok;
+}
+
+/* Runs prog up to RUNS times until its figures are in range, each run right after one of the
+ * serial program (the least of 3, in this thread's CPU time, like the profiler's strands): a
+ * shared machine's bursts and slow minutes land on single runs (docs/profiler.md: take the least
+ * span of a few runs). */
+static void check_runs(const shape *s, unsigned workers, void (*prog)(void)) {
+    for (int run = 1;; run++) {
+        double t_serial = least_of_3(s->serial);
+        merino_wsp a = merino_wsp_now();
+        prog();
+        if (in_range(s, workers, merino_wsp_sub(merino_wsp_now(), a), t_serial, run == RUNS)) return;
+        if (run == RUNS) exit(1);
     }
 }
+
+/* The programs check_runs measures (their inputs in these). */
+static merino_task_fn *fib_form;
+static merino_graph *wavefront;
+
+static void run_fib_form(void) {
+    merino_prof_report before = counters();
+    CHECK(fibt_run(fib_form, fib_n) == fibt_serial(fib_n));
+    merino_prof_report after = counters();
+    /* every task object spawned ran once: on its spawner (inlined) or on a thief (a steal) */
+    uint64_t spawns = after.spawns - before.spawns, inlined = after.inlined - before.inlined,
+             steals = after.steals - before.steals;
+    CHECK(spawns > 0);
+    CHECK_EQ_UINT(inlined + steals, spawns);
+    if (after.workers == 1) CHECK_EQ_UINT(steals, 0);
+}
+
+static void run_group_fib(void) {
+    long r = -1;
+    gfib_args args = {fib_n, &r};
+    gfib(&args); /* from outside the pool: each group call enters it */
+    CHECK(r == fibt_serial(fib_n));
+}
+
+static void run_wavefront(void) { CHECK_EQ_INT(merino_graph_run(wavefront), MERINO_COMPLETE); }
+static void run_loop(void) { merino_for(0, loop_n, iterations, NULL, NULL); }
 
 static merino_graph *make_wavefront(void) {
     merino_graph *g = merino_graph_new();
@@ -138,59 +186,34 @@ static void run_all(unsigned workers, const shape *fib, const shape *graph, cons
     static merino_task_fn *const forms[] = {fibt_plain, fibt_c, fibt_cb, fibt_cbr};
     static const char *const names[] = {"task objects (plain)", "task objects (+C)", "task objects (+CB)",
                                         "task objects (+CBR)"};
-    for (int f = 0; f < 4; f++) {
-        merino_prof_report before = counters();
-        merino_wsp a = merino_wsp_now();
-        CHECK(fibt_run(forms[f], fib_n) == fibt_serial(fib_n));
-        merino_wsp d = merino_wsp_sub(merino_wsp_now(), a);
-        merino_prof_report after = counters();
-        shape s = *fib;
-        s.name = names[f];
-        check_run(&s, workers, d);
-        /* every task object spawned ran once: here (inlined) or on a thief (a steal) */
-        uint64_t spawns = after.spawns - before.spawns, inlined = after.inlined - before.inlined,
-                 steals = after.steals - before.steals;
-        CHECK(spawns > 0);
-        CHECK_EQ_UINT(inlined + steals, spawns);
-        if (workers == 1) CHECK_EQ_UINT(steals, 0);
-    }
-
-    long r = -1;
-    gfib_args args = {fib_n, &r};
-    merino_wsp a = merino_wsp_now();
-    gfib(&args); /* from outside the pool: each group call enters it */
-    merino_wsp d = merino_wsp_sub(merino_wsp_now(), a);
-    CHECK(r == fibt_serial(fib_n));
     shape s = *fib;
-    s.name = "task groups";
-    check_run(&s, workers, d);
-
-    merino_graph *g = make_wavefront();
-    for (int run = 0; run < 2; run++) { /* the second run reuses the first's counts */
-        a = merino_wsp_now();
-        CHECK_EQ_INT(merino_graph_run(g), MERINO_COMPLETE);
-        check_run(graph, workers, merino_wsp_sub(merino_wsp_now(), a));
+    for (int f = 0; f < 4; f++) {
+        fib_form = forms[f];
+        s.name = names[f];
+        check_runs(&s, workers, run_fib_form);
     }
-    merino_graph_delete(g);
-
-    a = merino_wsp_now();
-    merino_for(0, loop_n, iterations, NULL, NULL);
-    check_run(loop, workers, merino_wsp_sub(merino_wsp_now(), a));
+    s.name = "task groups";
+    check_runs(&s, workers, run_group_fib);
+    wavefront = make_wavefront();
+    check_runs(graph, workers, run_wavefront); /* its runs after the first reuse the counts */
+    merino_graph_delete(wavefront);
+    check_runs(loop, workers, run_loop);
     CHECK_EQ_INT(merino_stop(), 0);
 }
 
 int main(void) {
     double scale = check_scale();
+    sanitized = scale < 1;
     fibt_cutoff = 24;             /* leaves fib(23) and fib(22): tens of microseconds each */
     fib_n = scale < 1 ? 31 : 34;  /* ~40 and ~180 leaves */
     node_n = 22;                  /* tens of microseconds a node and an iteration */
     loop_n = scale < 1 ? 100 : 500;
-    shape fib = {"", least_of_3(serial_fib), 20, 1e9};
+    shape fib = {"", serial_fib, 20, 1e9};
     double wave = (double)(K * K) / (2 * K - 1);
-    shape graph = {"graph (wavefront)", least_of_3(serial_nodes), 0.5 * wave, 1.3 * wave};
-    shape loop = {"loop", least_of_3(serial_loop), 10, 1.3 * loop_n}; /* at most one chunk an iteration */
-    printf("serial: fib(%d) %.4f s, %d nodes %.4f s, %d iterations %.4f s\n", fib_n, fib.t_serial, K * K,
-           graph.t_serial, loop_n, loop.t_serial);
+    shape graph = {"graph (wavefront)", serial_nodes, 0.5 * wave, 1.3 * wave};
+    shape loop = {"loop", serial_loop, 10, 1.3 * loop_n}; /* at most one chunk an iteration */
+    printf("fib(%d) with leaves below %ld, %d nodes and %d iterations of fib(%d)\n", fib_n, fibt_cutoff, K * K,
+           loop_n, node_n);
     run_all(1, &fib, &graph, &loop);
     run_all(2, &fib, &graph, &loop);
     printf("test_prof_tasks: ok\n");
