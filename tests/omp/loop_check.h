@@ -49,7 +49,7 @@ static inline void lc_record(long k) {
     lc_last[t] = k;
 }
 
-static void lc_verify(const char *what, int n, enum lc_kind kind, int chunk, int team, int monotonic) {
+CHECK__UNUSED void lc_verify(const char *what, int n, enum lc_kind kind, int chunk, int team, int monotonic) {
     check_set_context("%s, %d iterations, team of %d", what, n, team);
     for (int k = 0; k < n; k++)
         CHECK_MSG(atomic_load(&lc_hits[k]) == 1, "logical iteration %d ran %d times", k,

@@ -14,7 +14,18 @@
 
 #include <omp.h>
 #include <sched.h>
+#ifdef __cplusplus
+#include <atomic>
+typedef std::atomic<int> atomic_int;
+using std::atomic_fetch_add_explicit;
+using std::atomic_load_explicit;
+using std::atomic_store_explicit;
+using std::memory_order_acquire;
+using std::memory_order_relaxed;
+using std::memory_order_release;
+#else
 #include <stdatomic.h>
+#endif
 
 /* OT_SAY: one line of the compared summary. */
 #define OT_SAY(...)                                                                                \

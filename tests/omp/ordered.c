@@ -107,6 +107,49 @@ static void doacross_1d(void) {
             CHECK_EQ_INT(a[i], want);
         }
     }
+    /* guided and runtime schedules, over long and over unsigned long long */
+    unsigned long long ubase = ub_base;
+    for (int round = 0; round < 4; round++) {
+        for (int i = 0; i <= ND; i++) a[i] = i == 0 ? 7 : 0;
+        switch (round) {
+        case 0:
+#pragma omp parallel for ordered(1) schedule(guided, 2)
+            for (int i = 1; i <= ND; i++) {
+#pragma omp ordered depend(sink : i - 1)
+                a[i] = a[i - 1] + i;
+#pragma omp ordered depend(source)
+            }
+            break;
+        case 1:
+#pragma omp parallel for ordered(1) schedule(runtime)
+            for (int i = 1; i <= ND; i++) {
+#pragma omp ordered depend(sink : i - 1)
+                a[i] = a[i - 1] + i;
+#pragma omp ordered depend(source)
+            }
+            break;
+        case 2:
+#pragma omp parallel for ordered(1) schedule(dynamic)
+            for (unsigned long long u = ubase + 1; u <= ubase + ND; u++) {
+#pragma omp ordered depend(sink : u - 1)
+                a[u - ubase] = a[u - ubase - 1] + (long)(u - ubase);
+#pragma omp ordered depend(source)
+            }
+            break;
+        default:
+#pragma omp parallel for ordered(1) schedule(runtime)
+            for (unsigned long long u = ubase + 1; u <= ubase + ND; u++) {
+#pragma omp ordered depend(sink : u - 1)
+                a[u - ubase] = a[u - ubase - 1] + (long)(u - ubase);
+#pragma omp ordered depend(source)
+            }
+        }
+        long want = 7;
+        for (int i = 1; i <= ND; i++) {
+            want += i;
+            CHECK_EQ_INT(a[i], want);
+        }
+    }
     /* sinks two back with step 2, over unsigned long long beyond LLONG_MAX */
     static long b[2 * ND + 2];
     for (int i = 0; i < 2 * ND + 2; i++) b[i] = i < 2 ? 1 : 0;
@@ -122,7 +165,7 @@ static void doacross_1d(void) {
         want = want * 3 % 1000003;
         CHECK_EQ_INT(b[i], want);
     }
-    OT_SAY("doacross ordered(1): a chain of %d, static,1 and dynamic,2; unsigned long long, step 2", ND);
+    OT_SAY("doacross ordered(1): a chain of %d under static,1, dynamic,2, guided,2, runtime; unsigned long long", ND);
 }
 
 /* A two-dimensional wavefront: w[i][j] needs w[i-1][j] and w[i][j-1]; a second one whose sink is

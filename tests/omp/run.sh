@@ -78,7 +78,7 @@ for i in "${!envs[@]}"; do
                 124 | 137) echo "FAIL $what: no end after $timeout_s s (killed)" ;;
                 *) echo "FAIL $what: exit $rc" ;;
             esac
-            sed 's/^/    stderr: /' "$work/err" | tail -n 30
+            sed "s/^/    stderr: /" "$work/err" | head -n 30
             sed 's/^/    stdout: /' "$work/out" | tail -n 10
             continue
         fi

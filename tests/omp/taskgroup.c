@@ -17,9 +17,9 @@ static void spawn_tree(atomic_int *count, int depth) {
 }
 
 static void waits_for_descendants(void) {
-    int seen = -1, seen_inner = -1, bad = 0;
+    int seen = -1, seen_inner = -1;
     atomic_int count = 0, inner = 0;
-#pragma omp parallel reduction(+ : bad)
+#pragma omp parallel
 #pragma omp single
     {
 #pragma omp taskgroup
