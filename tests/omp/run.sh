@@ -69,13 +69,15 @@ for i in "${!envs[@]}"; do
         what="$name [${envs[$i]:-plain environment}] OMP_NUM_THREADS=$n"
         ref_name="env$i.t$n.out"
         runs=$((runs + 1))
-        LD_PRELOAD=$preload_env OMP_NUM_THREADS=$n timeout -k 5 "$timeout_s" \
-            env ${vars[@]+"${vars[@]}"} "$program" >"$work/out" 2>"$work/err"
+        # (the group's stderr dropped: bash's own "Aborted" line for a program killed by a signal)
+        { LD_PRELOAD=$preload_env OMP_NUM_THREADS=$n timeout -k 5 "$timeout_s" \
+            env ${vars[@]+"${vars[@]}"} "$program" >"$work/out" 2>"$work/err"; } 2>/dev/null
         rc=$?
         if [ $rc -ne 0 ]; then
             failed=$((failed + 1))
             case $rc in
                 124 | 137) echo "FAIL $what: no end after $timeout_s s (killed)" ;;
+                13[0-9] | 14[0-9] | 15[0-9]) echo "FAIL $what: killed by signal $((rc - 128)) ($(kill -l $((rc - 128))))" ;;
                 *) echo "FAIL $what: exit $rc" ;;
             esac
             sed "s/^/    stderr: /" "$work/err" | head -n 30
