@@ -57,8 +57,9 @@ for w in $(printf '%s\n' "${!exe[@]}" | sort); do
         for n in $workers; do
             runs=$((runs + 1))
             # shellcheck disable=SC2086  # the params are words
-            out=$(cd "$build" && LD_PRELOAD=${LD_PRELOAD:+$LD_PRELOAD:}$lib OMP_NUM_THREADS=$n \
-                  timeout -k 5 120 "${exe[$w]}" --workers "$n" $params 2>&1)
+            # (the preload reaches the program only, not timeout)
+            out=$(cd "$build" && OMP_NUM_THREADS=$n timeout -k 5 120 \
+                  env LD_PRELOAD="${LD_PRELOAD:+$LD_PRELOAD:}$lib" "${exe[$w]}" --workers "$n" $params 2>&1)
             rc=$?
             if [ $rc -ne 0 ] || ! grep -q '"check": "ok"' <<<"$out"; then
                 failed=$((failed + 1))

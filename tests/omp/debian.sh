@@ -41,6 +41,10 @@ links_libgomp() { ldd "$1" 2>/dev/null | grep -q 'libgomp\.so\.1 => /'; }
 work=$(mktemp -d "${TMPDIR:-/tmp}/omptest-debian.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
+# preload RUNTIME: LD_PRELOAD's value for a program on RUNTIME (a library, or "" for libgomp itself),
+# keeping what the caller preloads. It is given to the program only (env), not to timeout.
+preload() { if [ -n "$1" ]; then echo "${LD_PRELOAD:+$LD_PRELOAD:}$1"; else echo "${LD_PRELOAD:-}"; fi; }
+
 # run_case DIR N RUNTIME: the case's commands in DIR at OMP_NUM_THREADS=N, on RUNTIME (a library to
 # preload, or "" for libgomp itself); its outputs are the files it leaves in DIR.
 case "$what" in
@@ -65,7 +69,7 @@ case "$what" in
             local k=0 op
             for op in "${ops[@]}"; do
                 # shellcheck disable=SC2086  # op is words
-                LD_PRELOAD=${3:+${LD_PRELOAD:+$LD_PRELOAD:}$3} OMP_NUM_THREADS=$2 timeout -k 5 120 \
+                OMP_NUM_THREADS=$2 timeout -k 5 120 env LD_PRELOAD="$(preload "$3")" \
                     "${tool[@]}" "$work/in.ppm" $op "$1/out$k.ppm" 2>"$1/err$k" || return 1
                 k=$((k + 1))
             done
@@ -102,8 +106,8 @@ PY
         run_case() {
             local runtime=libgomp
             [ -n "$3" ] && runtime=$(basename "$3" | sed 's/\.so.*//')
-            LD_PRELOAD=${3:+${LD_PRELOAD:+$LD_PRELOAD:}$3} OMP_NUM_THREADS=$2 OMPTEST_RUNTIME=$runtime \
-                timeout -k 5 120 "$py" -I "$work/matmul.py" >"$1/out.txt" 2>"$1/err.txt"
+            OMP_NUM_THREADS=$2 OMPTEST_RUNTIME=$runtime timeout -k 5 120 env LD_PRELOAD="$(preload "$3")" \
+                "$py" -I "$work/matmul.py" >"$1/out.txt" 2>"$1/err.txt"
         }
         described="a matrix product"
         ;;

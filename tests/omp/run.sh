@@ -69,9 +69,10 @@ for i in "${!envs[@]}"; do
         what="$name [${envs[$i]:-plain environment}] OMP_NUM_THREADS=$n"
         ref_name="env$i.t$n.out"
         runs=$((runs + 1))
-        # (the group's stderr dropped: bash's own "Aborted" line for a program killed by a signal)
-        { LD_PRELOAD=$preload_env OMP_NUM_THREADS=$n timeout -k 5 "$timeout_s" \
-            env ${vars[@]+"${vars[@]}"} "$program" >"$work/out" 2>"$work/err"; } 2>/dev/null
+        # The preload reaches the program only, not timeout and env. (The group's stderr dropped:
+        # bash's own "Aborted" line for a program killed by a signal.)
+        { timeout -k 5 "$timeout_s" env LD_PRELOAD="$preload_env" OMP_NUM_THREADS="$n" \
+            ${vars[@]+"${vars[@]}"} "$program" >"$work/out" 2>"$work/err"; } 2>/dev/null
         rc=$?
         if [ $rc -ne 0 ]; then
             failed=$((failed + 1))
