@@ -14,8 +14,9 @@
 #
 # --print: print the packages that are missing, on one line, and install nothing.
 #
-# Idempotent: prints nothing and installs nothing when everything is present. Runs apt-get as
-# root, or through sudo. Exits non-zero if something missing cannot be installed.
+# Idempotent: prints nothing and changes nothing when everything is present. Runs apt-get and
+# update-alternatives as root, or through sudo. Exits non-zero if something missing cannot be
+# installed.
 set -euo pipefail
 
 bench=0
@@ -26,7 +27,7 @@ for arg in "$@"; do
         --bench) bench=1 ;;
         -v | --verbose) verbose=1 ;;
         --print) print_only=1 ;;
-        -h | --help) sed -n '2,12s/^# \{0,1\}//p' "$0"; exit 0 ;;
+        -h | --help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;;
         *) echo "install-deps: unknown argument '$arg' (try --help)" >&2; exit 2 ;;
     esac
 done
