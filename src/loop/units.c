@@ -21,10 +21,12 @@ void mrn_loop_units(const mrn_loop *L, uint64_t a, uint64_t b, void *acc) {
         return;
     }
     if (mrn_loop_stopped(L)) return;
+    MRN_PROF_CHUNK_BEGIN(prof);
     if (L->r)
         L->r->body(mrn_index(L, a), mrn_index(L, b), acc, L->ctx);
     else
         L->body(mrn_index(L, a), mrn_index(L, b), L->ctx);
+    MRN_PROF_CHUNK_END(prof);
 }
 
 static void mrn_loop_leaves(const mrn_loop *L, uint64_t a, uint64_t b) {
@@ -37,6 +39,7 @@ static void mrn_loop_leaves(const mrn_loop *L, uint64_t a, uint64_t b) {
     for (uint64_t j = a; j < b; j++) {
         uint64_t hi = narrow ? n * (j + 1) / m : mrn_leaf_start(n, m, j + 1);
         bool stopped = mrn_loop_stopped(L);
+        MRN_PROF_CHUNK_BEGIN(prof);
         if (L->r) {
             void *p = L->partials + j * L->stride;
             mrn_partial_init(L, p);
@@ -44,6 +47,7 @@ static void mrn_loop_leaves(const mrn_loop *L, uint64_t a, uint64_t b) {
         } else if (!stopped) {
             L->body(mrn_index(L, lo), mrn_index(L, hi), L->ctx);
         }
+        MRN_PROF_CHUNK_END(prof);
         lo = hi;
     }
 }
