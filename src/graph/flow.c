@@ -208,6 +208,9 @@ int merino_graph_edge(merino_graph_node *from, merino_graph_node *to) {
         return -1;
     }
     if (to->ord < from->ord) { /* the order must change, or this edge closes a cycle */
+        /* The search below uses work, which holds the sources a complete run cached: whatever
+         * this edge's outcome (added, a cycle, out of memory), the next run finds them again. */
+        g->ready = false;
         unsigned lo = to->ord, hi = from->ord;
         merino_graph_node **fwd = malloc(2 * (size_t)g->n * sizeof *fwd);
         if (!fwd) {
@@ -248,7 +251,7 @@ int merino_graph_edge(merino_graph_node *from, merino_graph_node *to) {
     from->succ[from->nsucc++] = to;
     to->pred[to->npredl++] = from;
     to->npred++;
-    from->graph->ready = false; /* and the search may have used work */
+    g->ready = false; /* a new edge: the next run counts predecessors and levels again */
     return 0;
 }
 
