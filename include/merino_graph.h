@@ -192,11 +192,17 @@ MERINO_API merino_graph_node *merino_graph_node_new(merino_graph *g, const char 
 /** The node's name. */
 MERINO_API const char *merino_graph_node_name(const merino_graph_node *n);
 /** Makes to run after from. Returns 0; or -1, adding nothing, when the edge would close a cycle
- *  (merino_last_error names the nodes on it), or when the nodes belong to different graphs. */
+ *  (merino_last_error names the nodes on it), when the nodes belong to different graphs, or when
+ *  out of memory. Cycles are checked edge by edge within a budget of a few steps per node and
+ *  edge (chains, trees and grids cost O(1) per edge, whatever order they are built in); a graph
+ *  whose edges come in an order that would cost more (random edges over a large graph) stops
+ *  being checked edge by edge: its edges are then added as they come, and its next run checks it
+ *  whole, in time linear in its size. */
 MERINO_API int merino_graph_edge(merino_graph_node *from, merino_graph_node *to);
 /** Runs the graph from any thread and waits for it: MERINO_COMPLETE, or MERINO_CANCELED when it
  *  was cancelled (merino_graph_cancel, or an outer group) or a node failed: then the successors of
- *  the nodes not yet finished do not run. */
+ *  the nodes not yet finished do not run. -1, running no node, when the graph has a cycle (one
+ *  that merino_graph_edge did not check: merino_last_error names its nodes). */
 MERINO_API int merino_graph_run(merino_graph *g);
 /** Cancels the run in flight, from any thread: nodes not started do not run. */
 MERINO_API void merino_graph_cancel(merino_graph *g);

@@ -244,9 +244,10 @@ private:
 
 /// A dependency graph: nodes (closures) and edges (precede), run as a whole as many times as wanted
 /// (a node runs once all its predecessors have finished). An edge that would close a cycle throws
-/// std::invalid_argument naming the nodes on the cycle. run() rethrows the exception of the first
-/// failing node in the order the nodes were made; after a failure or cancel(), the successors of
-/// the nodes not finished do not run.
+/// std::invalid_argument naming the nodes on the cycle (for a graph whose edges were too costly to
+/// check one by one, see merino_graph_edge, run() throws it instead). run() rethrows the exception
+/// of the first failing node in the order the nodes were made; after a failure or cancel(), the
+/// successors of the nodes not finished do not run.
 class graph {
 public:
     /// A node of a graph (a handle, cheap to copy).
@@ -290,9 +291,11 @@ public:
         if (merino_graph_edge(a.n_, b.n_) != 0) throw std::invalid_argument(merino_last_error());
     }
 
-    /// Runs the graph and waits for it (from any thread); rethrows the first failure.
+    /// Runs the graph and waits for it (from any thread); rethrows the first failure. Throws
+    /// std::invalid_argument, running nothing, if the graph has a cycle.
     task_group_status run() {
         int s = merino_graph_run(g_);
+        if (s < 0) throw std::invalid_argument(merino_last_error());
         detail::rethrow_failure(merino__graph_group(g_));
         return static_cast<task_group_status>(s);
     }

@@ -20,6 +20,9 @@
 
 #include <unistd.h>
 
+// Steps of search each node and edge added gives its graph (src/graph/flow.h).
+extern "C" unsigned mrn_graph_search_credit;
+
 namespace {
 
 struct boom {
@@ -124,6 +127,23 @@ void cycles() {
     g.precede(d, e);
     what = edge_error(g, c, d);
     CHECK_STR_CONTAINS(what.c_str(), "\"d\" -> \"e\" -> \"load\" -> \"parse\" -> \"check\" -> \"d\"");
+    // A graph whose edges are not checked one by one (no search credit): run() refuses the cycle.
+    unsigned credit = mrn_graph_search_credit;
+    mrn_graph_search_credit = 0;
+    merino::graph h;
+    auto x = h.emplace([&] { runs++; }, "x");
+    auto y = h.emplace([&] { runs++; }, "y");
+    h.precede(y, x); // goes back in the order: no credit for its search, so the graph is unchecked
+    h.precede(x, y); // added unchecked: the cycle is found by run()
+    runs = 0;
+    try {
+        h.run();
+        CHECK_MSG(false, "run() of a graph with a cycle did not throw");
+    } catch (const std::invalid_argument &e) {
+        CHECK_STR_CONTAINS(e.what(), "the graph has a cycle: ");
+    }
+    CHECK_EQ_INT(runs, 0);
+    mrn_graph_search_credit = credit;
 }
 
 // An edge rejected (a cycle) on a graph that has already run leaves the graph as it was: every

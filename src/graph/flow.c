@@ -1,10 +1,7 @@
 /* flow.c — dependency graphs: nodes with explicit edges, run as task objects of a group.
  *
- * Construction keeps a topological order of the nodes (ord) up to date edge by edge (Pearce and
- * Kelly, "A dynamic topological sort algorithm for directed acyclic graphs", JEA 2007): an edge
- * from an earlier to a later node costs nothing; otherwise a search of the nodes between the two
- * either finds a path back (the edge would close a cycle: rejected, and the message names the
- * nodes on it) or reorders just those nodes. So a cycle is refused at the edge that makes it.
+ * Construction keeps a topological order of the nodes up to date edge by edge (order.c), so a
+ * cycle is refused at the edge that would close it, with the nodes on it named.
  *
  * A run counts each node's predecessors down: a node runs as a task of the graph's group (its
  * order there is its index, so the first failing node in index order is the one reported), and the
@@ -13,8 +10,8 @@
  * (bypass) — unless the worker's oldest queued node is more than MRN_LEVEL_SLACK levels above it,
  * which then runs instead — and the others are queued public at once (a worker that ran dry takes
  * them without asking). A failure or a cancellation stops the release of successors, and cancels
- * the nodes made ready but not started. docs/graph.md has the measurements behind each rule. */
-#include "graph.h"
+ * the nodes made ready but not started. */
+#include "flow.h"
 
 #include "../alloc/mem.h"
 
@@ -22,42 +19,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Its own two cache lines: the first holds what a run reads and writes, so that a node's count,
- * written by the workers that run its predecessors, shares no line with another node. */
-struct merino_graph_node {
-    _Alignas(MRN_CACHE_LINE) void (*fn)(void *);
-    void *arg;
-    merino_graph *graph;
-    merino_graph_node **succ;
-    unsigned nsucc, npred;
-    unsigned index;      /* order of creation */
-    unsigned level;      /* nodes on the longest path from here to a sink (set by a run) */
-    uint32_t pending;    /* atomic, during a run: predecessors not finished */
-    /* construction */
-    _Alignas(MRN_CACHE_LINE) char *name;
-    unsigned ord;        /* place in the topological order */
-    unsigned mark;       /* search stamp */
-    merino_graph_node *via; /* search: the node the search came from (for the cycle's path) */
-    merino_graph_node **pred;
-    unsigned csucc, npredl, cpred;
-};
-_Static_assert(sizeof(merino_graph_node) == 2 * MRN_CACHE_LINE, "a node is two cache lines");
-
 /* A ready node whose oldest queued node is more than this many levels above it runs that one
  * first (mrn_node_older): a smaller slack swaps more often (a locked instruction each), a larger
  * one lets a worker run further ahead of the longest path. 4: measured on 32 x 32 wavefronts. */
 #define MRN_LEVEL_SLACK 4
-
-struct merino_graph {
-    merino_graph_node **nodes;  /* by index */
-    merino_graph_node **by_ord; /* by place in the topological order */
-    merino_graph_node **work;   /* the search's stack: at most n entries; between runs, the sources */
-    unsigned n, cap, stamp;     /* cap: of each of the three arrays */
-    unsigned nsources;          /* while ready: the nodes with no predecessor, work[0..nsources) */
-    bool ready;                 /* after a complete run, the graph unchanged since: every node's
-                                   pending equals its npred again, and work holds the sources */
-    merino_task_group group;
-};
 
 merino_task_group *merino__graph_group(merino_graph *g) { return &g->group; }
 
@@ -66,8 +31,12 @@ merino_task_group *merino__graph_group(merino_graph *g) { return &g->group; }
 merino_graph *merino_graph_new(void) {
     mrn_graph_init();
     merino_graph *g = mrn_mem_alloc(MRN_CACHE_LINE, sizeof *g); /* its group's anchor task is aligned */
-    if (g) memset(g, 0, sizeof *g);
-    else mrn_error("out of memory making a dependency graph");
+    if (g) {
+        memset(g, 0, sizeof *g);
+        mrn_order_init(g);
+    } else {
+        mrn_error("out of memory making a dependency graph");
+    }
     return g;
 }
 
@@ -81,8 +50,8 @@ void merino_graph_delete(merino_graph *g) {
         mrn_mem_free(x);
     }
     free(g->nodes);
-    free(g->by_ord);
     free(g->work);
+    free(g->sources);
     mrn_mem_free(g);
 }
 
@@ -101,7 +70,7 @@ static bool mrn_grow(merino_graph_node ***a, unsigned n, unsigned *cap) {
 static bool mrn_reserve_node(merino_graph *g) {
     if (g->n < g->cap) return true;
     unsigned c = g->cap, c2 = g->cap, c3 = g->cap;
-    if (!mrn_grow(&g->nodes, g->n, &c) || !mrn_grow(&g->by_ord, g->n, &c2) || !mrn_grow(&g->work, g->n, &c3))
+    if (!mrn_grow(&g->nodes, g->n, &c) || !mrn_grow(&g->work, g->n, &c2) || !mrn_grow(&g->sources, g->n, &c3))
         return false; /* the arrays that grew keep their room: the next call starts from there */
     g->cap = c;
     return true;
@@ -124,70 +93,14 @@ merino_graph_node *merino_graph_node_new(merino_graph *g, const char *name, void
     x->fn = fn;
     x->arg = arg;
     x->graph = g;
-    x->index = x->ord = g->n;
-    g->nodes[g->n] = g->by_ord[g->n] = x;
-    g->n++;
+    x->index = g->n;
+    g->nodes[g->n++] = x;
+    mrn_order_append(g, x);
     g->ready = false;
     return x;
 }
 
 const char *merino_graph_node_name(const merino_graph_node *n) { return n->name; }
-
-/* Depth-first search from start along succ (forward) or pred (backward), through the nodes whose
- * ord is within [lo, hi]; marks them with the stamp and collects them in out. Returns the number
- * collected, or -1 when the search reaches stop (then stop->via leads back to start). */
-static int mrn_search(merino_graph *g, merino_graph_node *start, bool forward, unsigned lo, unsigned hi,
-                      merino_graph_node *stop, merino_graph_node **out) {
-    unsigned sp = 0, nout = 0;
-    merino_graph_node **stack = g->work;
-    start->mark = g->stamp;
-    start->via = NULL;
-    stack[sp++] = start;
-    while (sp) {
-        merino_graph_node *x = stack[--sp];
-        out[nout++] = x;
-        merino_graph_node **next = forward ? x->succ : x->pred;
-        unsigned nn = forward ? x->nsucc : x->npredl;
-        for (unsigned i = 0; i < nn; i++) {
-            merino_graph_node *y = next[i];
-            if (y == stop) {
-                y->via = x;
-                return -1;
-            }
-            if (y->mark == g->stamp || y->ord < lo || y->ord > hi) continue;
-            y->mark = g->stamp;
-            y->via = x;
-            stack[sp++] = y;
-        }
-    }
-    return (int)nout;
-}
-
-static int mrn_cmp_unsigned(const void *a, const void *b) {
-    unsigned x = *(const unsigned *)a, y = *(const unsigned *)b;
-    return x < y ? -1 : x > y;
-}
-
-static int mrn_by_ord(const void *a, const void *b) {
-    unsigned x = (*(merino_graph_node *const *)a)->ord, y = (*(merino_graph_node *const *)b)->ord;
-    return x < y ? -1 : x > y;
-}
-
-/* Reports the cycle the edge from -> to would close: to -> ... -> from (found by the search from
- * to, along via) -> to. */
-__attribute__((cold)) static void mrn_cycle(merino_graph_node *from, merino_graph_node *to) {
-    char path[512];
-    size_t len = 0;
-    merino_graph_node *chain[16];
-    unsigned n = 0;
-    for (merino_graph_node *x = from; x && n < 16; x = x->via) chain[n++] = x; /* from back to to */
-    for (unsigned i = n; i-- > 0 && len < sizeof path;)
-        len += (size_t)snprintf(path + len, sizeof path - len, "\"%s\" -> ", chain[i]->name);
-    if (len < sizeof path) snprintf(path + len, sizeof path - len, "\"%s\"", to->name);
-    mrn_error("merino_graph_edge(\"%s\", \"%s\") would close a cycle: %s%s; a dependency graph "
-              "must be acyclic: remove one of these edges",
-              from->name, to->name, n == 16 ? "... " : "", path);
-}
 
 int merino_graph_edge(merino_graph_node *from, merino_graph_node *to) {
     merino_graph *g = from->graph;
@@ -207,47 +120,7 @@ int merino_graph_edge(merino_graph_node *from, merino_graph_node *to) {
         mrn_error("out of memory adding the edge \"%s\" -> \"%s\"", from->name, to->name);
         return -1;
     }
-    if (to->ord < from->ord) { /* the order must change, or this edge closes a cycle */
-        /* The search below uses work, which holds the sources a complete run cached: whatever
-         * this edge's outcome (added, a cycle, out of memory), the next run finds them again. */
-        g->ready = false;
-        unsigned lo = to->ord, hi = from->ord;
-        merino_graph_node **fwd = malloc(2 * (size_t)g->n * sizeof *fwd);
-        if (!fwd) {
-            mrn_error("out of memory adding the edge \"%s\" -> \"%s\"", from->name, to->name);
-            return -1;
-        }
-        g->stamp++;
-        int nf = mrn_search(g, to, true, lo, hi, from, fwd);
-        if (nf < 0) {
-            mrn_cycle(from, to);
-            free(fwd);
-            return -1;
-        }
-        g->stamp++;
-        merino_graph_node **bwd = fwd + nf;
-        int nb = mrn_search(g, from, false, lo, hi, NULL, bwd);
-        /* Reorder: the nodes reaching from (bwd) take the smallest places the two sets hold, in
-         * their old order, then those reachable from to (fwd). */
-        qsort(fwd, (size_t)nf, sizeof *fwd, mrn_by_ord);
-        qsort(bwd, (size_t)nb, sizeof *bwd, mrn_by_ord);
-        unsigned *places = malloc((size_t)(nf + nb) * sizeof *places);
-        if (!places) {
-            free(fwd);
-            mrn_error("out of memory adding the edge \"%s\" -> \"%s\"", from->name, to->name);
-            return -1;
-        }
-        for (int i = 0; i < nb; i++) places[i] = bwd[i]->ord;
-        for (int i = 0; i < nf; i++) places[nb + i] = fwd[i]->ord;
-        qsort(places, (size_t)(nf + nb), sizeof *places, mrn_cmp_unsigned);
-        for (int i = 0; i < nb + nf; i++) {
-            merino_graph_node *x = i < nb ? bwd[i] : fwd[i - nb];
-            x->ord = places[i];
-            g->by_ord[x->ord] = x;
-        }
-        free(places);
-        free(fwd);
-    }
+    if (!mrn_order_edge(g, from, to)) return -1; /* a cycle: reported, nothing changed */
     from->succ[from->nsucc++] = to;
     to->pred[to->npredl++] = from;
     to->npred++;
@@ -361,10 +234,9 @@ static void mrn_graph_run_here(void *p) {
         for (unsigned i = 0; i < g->n; i++) { /* relaxed: published by the spawns below */
             merino_graph_node *x = g->nodes[i];
             __atomic_store_n(&x->pending, x->npred, __ATOMIC_RELAXED);
-            if (x->npred == 0) g->work[g->nsources++] = x;
+            if (x->npred == 0) g->sources[g->nsources++] = x;
         }
-        for (unsigned k = g->n; k-- > 0;) { /* levels, in reverse topological order */
-            merino_graph_node *x = g->by_ord[k];
+        for (merino_graph_node *x = g->last; x; x = x->prev) { /* levels, in reverse topological order */
             x->level = 1;
             for (unsigned i = 0; i < x->nsucc; i++)
                 if (x->succ[i]->level >= x->level) x->level = x->succ[i]->level + 1;
@@ -372,7 +244,7 @@ static void mrn_graph_run_here(void *p) {
     }
     mrn_gworker *gw = mrn_gself();
     for (unsigned i = g->nsources; i-- > 0;) /* in reverse: this worker pops the first node first */
-        mrn_node_queue(gw, mrn_node_task(g->work[i]), g->work[i]);
+        mrn_node_queue(gw, mrn_node_task(g->sources[i]), g->sources[i]);
     r->status = mrn_group_wait_here(&g->group);
     /* A run that did not complete left counts part-way (successors of a node that threw, or of a
      * cancelled one, never reached zero): the next run resets them all. */
@@ -380,6 +252,8 @@ static void mrn_graph_run_here(void *p) {
 }
 
 int merino_graph_run(merino_graph *g) {
+    /* edges added unchecked (order.c): the whole graph checked once, before it runs */
+    if (MRN_UNLIKELY(!g->checked) && !mrn_order_check(g, "merino_graph_run")) return -1;
     mrn_graph_run_args r = {g, MERINO_COMPLETE};
     mrn_on_worker(mrn_graph_run_here, &r);
     return r.status;
