@@ -18,6 +18,7 @@
 #include "merino.hpp"
 #include "merino_graph.h"
 
+#include <cstring>
 #include <exception>
 #include <functional>
 #include <new>
@@ -245,7 +246,7 @@ private:
 /// A dependency graph: nodes (closures) and edges (precede), run as a whole as many times as wanted
 /// (a node runs once all its predecessors have finished). An edge that would close a cycle throws
 /// std::invalid_argument naming the nodes on the cycle (for a graph whose edges were too costly to
-/// check one by one, see merino_graph_edge, run() throws it instead). run() rethrows the exception
+/// check one by one, see merino_graph_edge, run() throws std::logic_error instead). run() rethrows the exception
 /// of the first failing node in the order the nodes were made; after a failure or cancel(), the
 /// successors of the nodes not finished do not run.
 class graph {
@@ -273,29 +274,33 @@ public:
     graph(const graph &) = delete;
     graph &operator=(const graph &) = delete;
 
-    /// A node that calls f() at each run; name (copied) is what errors call it.
+    /// A node that calls f() at each run; name (copied) is what errors call it. Throws
+    /// std::logic_error while the graph runs or another thread changes it.
     template <class F> node emplace(F &&f, const char *name = nullptr) {
         holders_.reserve(holders_.size() + 1);
         auto *h = new callable<std::decay_t<F>>(std::forward<F>(f));
         merino_graph_node *n = merino_graph_node_new(g_, name, &holder::call, h);
         if (!n) {
             delete h;
-            throw std::bad_alloc();
+            if (std::strstr(merino_last_error(), "out of memory")) throw std::bad_alloc();
+            throw std::logic_error(merino_last_error()); // the graph runs, or another thread changes it
         }
         holders_.push_back(h);
         return node(n);
     }
 
-    /// b runs after a. Throws std::invalid_argument if the edge would close a cycle.
+    /// b runs after a. Throws std::invalid_argument if the edge would close a cycle, joins two
+    /// graphs, or comes while the graph runs or another thread changes it.
     void precede(node a, node b) {
         if (merino_graph_edge(a.n_, b.n_) != 0) throw std::invalid_argument(merino_last_error());
     }
 
     /// Runs the graph and waits for it (from any thread); rethrows the first failure. Throws
-    /// std::invalid_argument, running nothing, if the graph has a cycle.
+    /// std::logic_error, running nothing, if the graph has a cycle, runs already (from another
+    /// thread, or this is one of its nodes) or is being changed by another thread.
     task_group_status run() {
         int s = merino_graph_run(g_);
-        if (s < 0) throw std::invalid_argument(merino_last_error());
+        if (s < 0) throw std::logic_error(merino_last_error());
         detail::rethrow_failure(merino__graph_group(g_));
         return static_cast<task_group_status>(s);
     }

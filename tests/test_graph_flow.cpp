@@ -139,7 +139,7 @@ void cycles() {
     try {
         h.run();
         CHECK_MSG(false, "run() of a graph with a cycle did not throw");
-    } catch (const std::invalid_argument &e) {
+    } catch (const std::logic_error &e) {
         CHECK_STR_CONTAINS(e.what(), "the graph has a cycle: ");
     }
     CHECK_EQ_INT(runs, 0);

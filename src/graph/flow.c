@@ -26,6 +26,56 @@
 
 merino_task_group *merino__graph_group(merino_graph *g) { return &g->group; }
 
+/* ---- one run or one change at a time -------------------------------------------------------------- */
+
+/* g->busy: a run or a change (a node or an edge being added) holds the graph; any other call
+ * that would run or change it meanwhile is refused with a message saying which is the case. */
+enum { MRN_G_IDLE, MRN_G_RUNNING, MRN_G_CHANGING };
+
+/* Takes g for a run or a change; returns MRN_G_IDLE, or what holds it (taking nothing). */
+static uint32_t mrn_claim(merino_graph *g, uint32_t as) {
+    uint32_t was = MRN_G_IDLE;
+    /* acquire: what the last run or change wrote (its release in mrn_unclaim) */
+    __atomic_compare_exchange_n(&g->busy, &was, as, false, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED);
+    return was;
+}
+
+static void mrn_unclaim(merino_graph *g) {
+    __atomic_store_n(&g->busy, MRN_G_IDLE, __ATOMIC_RELEASE); /* release: for the next claim */
+}
+
+/* A change refused: call is the API call, with its arguments. */
+__attribute__((cold, noinline)) static void mrn_change_refused(uint32_t busy, const char *call) {
+    if (busy == MRN_G_RUNNING)
+        mrn_error("%s: the graph is running: add nodes and edges between its runs (not from its nodes, "
+                  "nor while another thread runs it)",
+                  call);
+    else
+        mrn_error("%s: another thread is adding a node or an edge to the graph at the same time: build a "
+                  "graph from one thread at a time",
+                  call);
+}
+
+/* A run refused. */
+__attribute__((cold, noinline)) static int mrn_run_refused(merino_graph *g, uint32_t busy) {
+    if (busy == MRN_G_CHANGING) {
+        mrn_error("merino_graph_run: another thread is adding a node or an edge to the graph: run it "
+                  "once it is built");
+        return -1;
+    }
+    /* Inside a node of g (or in a group or graph nested in one)? Its run would wait for itself. */
+    merino_task *ctx = mrn_graph_context();
+    for (merino_task_group *grp = ctx ? ctx->merino__group : NULL; grp; grp = grp->merino__outer)
+        if (grp == &g->group) {
+            mrn_error("merino_graph_run inside a node of the same graph: a graph cannot run itself (the run "
+                      "would wait for the node that started it); run another graph or a task group there");
+            return -1;
+        }
+    mrn_error("merino_graph_run of a graph that is already running (started by another thread): a graph "
+              "runs once at a time; wait for that run to return, or give each thread a graph of its own");
+    return -1;
+}
+
 /* ---- construction ------------------------------------------------------------------------------------ */
 
 merino_graph *merino_graph_new(void) {
@@ -42,6 +92,9 @@ merino_graph *merino_graph_new(void) {
 
 void merino_graph_delete(merino_graph *g) {
     if (!g) return;
+    if (MRN_UNLIKELY(mrn_claim(g, MRN_G_CHANGING) != MRN_G_IDLE))
+        mrn_fatal("merino_graph_delete of a graph that is running or being changed: delete it after its "
+                  "run (or the call changing it) has returned, never from one of its nodes");
     for (unsigned i = 0; i < g->n; i++) {
         merino_graph_node *x = g->nodes[i];
         free(x->name);
@@ -76,7 +129,8 @@ static bool mrn_reserve_node(merino_graph *g) {
     return true;
 }
 
-merino_graph_node *merino_graph_node_new(merino_graph *g, const char *name, void (*fn)(void *), void *arg) {
+/* merino_graph_node_new, the graph taken. */
+static merino_graph_node *mrn_node_new(merino_graph *g, const char *name, void (*fn)(void *), void *arg) {
     merino_graph_node *x = mrn_mem_alloc(MRN_CACHE_LINE, sizeof *x);
     if (x) memset(x, 0, sizeof *x);
     char buf[32];
@@ -100,16 +154,23 @@ merino_graph_node *merino_graph_node_new(merino_graph *g, const char *name, void
     return x;
 }
 
+merino_graph_node *merino_graph_node_new(merino_graph *g, const char *name, void (*fn)(void *), void *arg) {
+    uint32_t busy = mrn_claim(g, MRN_G_CHANGING);
+    if (MRN_UNLIKELY(busy != MRN_G_IDLE)) {
+        char call[160];
+        snprintf(call, sizeof call, "merino_graph_node_new(\"%s\")", name ? name : "(unnamed)");
+        mrn_change_refused(busy, call);
+        return NULL;
+    }
+    merino_graph_node *x = mrn_node_new(g, name, fn, arg);
+    mrn_unclaim(g);
+    return x;
+}
+
 const char *merino_graph_node_name(const merino_graph_node *n) { return n->name; }
 
-int merino_graph_edge(merino_graph_node *from, merino_graph_node *to) {
-    merino_graph *g = from->graph;
-    if (to->graph != g) {
-        mrn_error("merino_graph_edge(\"%s\", \"%s\"): the nodes belong to different graphs; an edge "
-                  "joins two nodes of the same graph",
-                  from->name, to->name);
-        return -1;
-    }
+/* merino_graph_edge, the graph taken. */
+static int mrn_edge(merino_graph *g, merino_graph_node *from, merino_graph_node *to) {
     if (from == to) {
         mrn_error("merino_graph_edge(\"%s\", \"%s\") would close a cycle: a node cannot follow "
                   "itself; a dependency graph must be acyclic",
@@ -126,6 +187,26 @@ int merino_graph_edge(merino_graph_node *from, merino_graph_node *to) {
     to->npred++;
     g->ready = false; /* a new edge: the next run counts predecessors and levels again */
     return 0;
+}
+
+int merino_graph_edge(merino_graph_node *from, merino_graph_node *to) {
+    merino_graph *g = from->graph;
+    if (to->graph != g) {
+        mrn_error("merino_graph_edge(\"%s\", \"%s\"): the nodes belong to different graphs; an edge "
+                  "joins two nodes of the same graph",
+                  from->name, to->name);
+        return -1;
+    }
+    uint32_t busy = mrn_claim(g, MRN_G_CHANGING);
+    if (MRN_UNLIKELY(busy != MRN_G_IDLE)) {
+        char call[160];
+        snprintf(call, sizeof call, "merino_graph_edge(\"%s\", \"%s\")", from->name, to->name);
+        mrn_change_refused(busy, call);
+        return -1;
+    }
+    int rc = mrn_edge(g, from, to);
+    mrn_unclaim(g);
+    return rc;
 }
 
 /* ---- running ---------------------------------------------------------------------------------------- */
@@ -252,10 +333,12 @@ static void mrn_graph_run_here(void *p) {
 }
 
 int merino_graph_run(merino_graph *g) {
+    uint32_t busy = mrn_claim(g, MRN_G_RUNNING);
+    if (MRN_UNLIKELY(busy != MRN_G_IDLE)) return mrn_run_refused(g, busy);
+    mrn_graph_run_args r = {g, -1};
     /* edges added unchecked (order.c): the whole graph checked once, before it runs */
-    if (MRN_UNLIKELY(!g->checked) && !mrn_order_check(g, "merino_graph_run")) return -1;
-    mrn_graph_run_args r = {g, MERINO_COMPLETE};
-    mrn_on_worker(mrn_graph_run_here, &r);
+    if (MRN_LIKELY(g->checked) || mrn_order_check(g, "merino_graph_run")) mrn_on_worker(mrn_graph_run_here, &r);
+    mrn_unclaim(g);
     return r.status;
 }
 

@@ -33,6 +33,7 @@ struct merino_graph {
     merino_graph_node **sources; /* while ready: the nodes with no predecessor */
     unsigned n, cap;             /* cap: of each of the three arrays */
     unsigned nsources;
+    uint32_t busy;               /* atomic: idle, running, or being changed (flow.c, mrn_claim) */
     bool ready;                  /* after a complete run, the graph unchanged since: every node's
                                     pending equals its npred again, and sources holds them */
     merino_graph_node *first, *last; /* the nodes in topological order while checked (order.c) */
