@@ -218,6 +218,12 @@ MERINO_API void merino_graph_cancel(merino_graph *g);
 MERINO_API merino_task *merino__task_current(void);
 /** The group a graph runs its nodes in (its failures are taken from it after a run). */
 MERINO_API merino_task_group *merino__graph_group(merino_graph *g);
+/** Sets whether this thread's errors are only recorded (merino_last_error), not printed; returns
+ *  the previous setting. Around graph calls that run no user code: the C++ exception carries the
+ *  message. */
+MERINO_API int merino__graph_quiet(int quiet);
+/** merino_graph_run, its refusal recorded, not printed (the nodes' own errors print as usual). */
+MERINO_API int merino__graph_run_quiet(merino_graph *g);
 
 /** Records that the task t failed with err (C++: a heap-held exception): kept if t is the first
  *  failure in serial order, else dropped with drop; cancels the tasks after it. */

@@ -52,6 +52,16 @@ inline void rethrow_failure(merino_task_group *g) {
     std::rethrow_exception(p);
 }
 
+// The errors of the graph calls made in its scope are recorded, not printed: an exception carries
+// them (calls that run no user code only).
+struct quiet_errors {
+    int was = merino__graph_quiet(1);
+    quiet_errors() = default;
+    quiet_errors(const quiet_errors &) = delete;
+    quiet_errors &operator=(const quiet_errors &) = delete;
+    ~quiet_errors() { merino__graph_quiet(was); }
+};
+
 template <class Fn> merino_task *run_closure(merino_task *t) noexcept {
     try {
         (*static_cast<Fn *>(merino_task_data(t)))();
@@ -279,7 +289,11 @@ public:
     template <class F> node emplace(F &&f, const char *name = nullptr) {
         holders_.reserve(holders_.size() + 1);
         auto *h = new callable<std::decay_t<F>>(std::forward<F>(f));
-        merino_graph_node *n = merino_graph_node_new(g_, name, &holder::call, h);
+        merino_graph_node *n;
+        {
+            detail::quiet_errors quiet;
+            n = merino_graph_node_new(g_, name, &holder::call, h);
+        }
         if (!n) {
             delete h;
             if (std::strstr(merino_last_error(), "out of memory")) throw std::bad_alloc();
@@ -292,14 +306,19 @@ public:
     /// b runs after a. Throws std::invalid_argument if the edge would close a cycle, joins two
     /// graphs, or comes while the graph runs or another thread changes it.
     void precede(node a, node b) {
-        if (merino_graph_edge(a.n_, b.n_) != 0) throw std::invalid_argument(merino_last_error());
+        int rc;
+        {
+            detail::quiet_errors quiet;
+            rc = merino_graph_edge(a.n_, b.n_);
+        }
+        if (rc != 0) throw std::invalid_argument(merino_last_error());
     }
 
     /// Runs the graph and waits for it (from any thread); rethrows the first failure. Throws
     /// std::logic_error, running nothing, if the graph has a cycle, runs already (from another
     /// thread, or this is one of its nodes) or is being changed by another thread.
     task_group_status run() {
-        int s = merino_graph_run(g_);
+        int s = merino__graph_run_quiet(g_);
         if (s < 0) throw std::logic_error(merino_last_error());
         detail::rethrow_failure(merino__graph_group(g_));
         return static_cast<task_group_status>(s);

@@ -332,14 +332,33 @@ static void mrn_graph_run_here(void *p) {
     g->ready = r->status == MERINO_COMPLETE;
 }
 
-int merino_graph_run(merino_graph *g) {
+/* Takes g for a run: 0; or -1, with the message, when it is taken or has a cycle. */
+static int mrn_run_begin(merino_graph *g) {
     uint32_t busy = mrn_claim(g, MRN_G_RUNNING);
     if (MRN_UNLIKELY(busy != MRN_G_IDLE)) return mrn_run_refused(g, busy);
-    mrn_graph_run_args r = {g, -1};
     /* edges added unchecked (order.c): the whole graph checked once, before it runs */
-    if (MRN_LIKELY(g->checked) || mrn_order_check(g, "merino_graph_run")) mrn_on_worker(mrn_graph_run_here, &r);
+    if (MRN_LIKELY(g->checked) || mrn_order_check(g, "merino_graph_run")) return 0;
+    mrn_unclaim(g);
+    return -1;
+}
+
+/* Runs g, taken by mrn_run_begin, and gives it back. */
+static int mrn_run_taken(merino_graph *g) {
+    mrn_graph_run_args r = {g, MERINO_COMPLETE};
+    mrn_on_worker(mrn_graph_run_here, &r);
     mrn_unclaim(g);
     return r.status;
 }
+
+int merino_graph_run(merino_graph *g) { return mrn_run_begin(g) == 0 ? mrn_run_taken(g) : -1; }
+
+int merino__graph_run_quiet(merino_graph *g) {
+    bool was = mrn_error_quiet(true); /* the refusal only: the nodes' own calls print as usual */
+    int rc = mrn_run_begin(g);
+    mrn_error_quiet(was);
+    return rc == 0 ? mrn_run_taken(g) : -1;
+}
+
+int merino__graph_quiet(int quiet) { return mrn_error_quiet(quiet != 0); }
 
 void merino_graph_cancel(merino_graph *g) { merino_task_group_cancel(&g->group); }
