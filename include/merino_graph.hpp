@@ -73,7 +73,8 @@ template <class Fn> merino_task *run_closure(merino_task *t) noexcept {
 
 template <class Fn> void destroy_closure(merino_task *t) noexcept { static_cast<Fn *>(merino_task_data(t))->~Fn(); }
 
-// A task of g that calls f (moved or copied into its data), not yet spawned; on a worker only.
+// A task of g that calls f (moved or copied into its data), not yet spawned; from any thread (off
+// the pool, its block comes from merino's allocator, not a worker's free list).
 template <class F> merino_task *closure_task(merino_task_group *g, F &&f) {
     using Fn = std::decay_t<F>;
     static_assert(std::is_invocable_v<Fn &>, "task_group::run takes a callable with no arguments");
@@ -92,7 +93,9 @@ template <class F> merino_task *closure_task(merino_task_group *g, F &&f) {
 } // namespace detail
 
 /// Runs any number of closures, possibly in parallel, and waits for them all. Usable from any
-/// thread: from a thread outside the pool, run and wait enter it as merino::run does. A closure is
+/// thread: from a thread outside the pool, run and wait enter it as the C API's
+/// merino_task_group_run and merino_task_group_wait do (run's task is public once it returns, so
+/// any thread's wait finds it). A closure is
 /// moved into a task object from the worker's free list (no heap allocation in steady state up to
 /// MERINO_TASK_DATA_MAX bytes). When the calling worker already holds MERINO_TASK_DEQUE tasks not
 /// started, run calls the closure at once: a loop over a long list runs in bounded space.
@@ -112,14 +115,9 @@ public:
     task_group(const task_group &) = delete;
     task_group &operator=(const task_group &) = delete;
 
-    /// Runs f() as a task of this group.
-    template <class F> void run(F &&f) {
-        if (merino__self == nullptr) { // outside the pool: queue it from a worker
-            merino::run([&] { run(std::forward<F>(f)); });
-            return;
-        }
-        merino__group_spawn(detail::closure_task(&g_, std::forward<F>(f)));
-    }
+    /// Runs f() as a task of this group (from any thread: from outside the pool, the C API queues it
+    /// on the worker it enters as, and makes it public there before it leaves).
+    template <class F> void run(F &&f) { merino__group_spawn(detail::closure_task(&g_, std::forward<F>(f))); }
 
     /// Waits for every task of the group (helping meanwhile); rethrows the first exception in
     /// serial order. Returns canceled when the group (or one it is nested in) was cancelled. The
