@@ -325,7 +325,13 @@ static inline merino_task *merino__task_alloc_continuation(merino_task *self, me
     return c;
 }
 
+/** Reports a negative count (debug builds check it here; every build when the count is used). */
+MERINO_API void merino__task_bad_count(int count);
+
 static inline void merino__task_set_ref_count(merino_task *t, int count) {
+#if MERINO__CHECKS
+    if (count < 0) merino__task_bad_count(count);
+#endif
     /* plain: no child of t is spawned yet, so no other thread reaches the count (those of an earlier
      * round finished before the wait that ended it); their spawn (the deque's release) or bypass
      * (same thread) publishes it. Plain, it merges with the allocation's store of 0. */

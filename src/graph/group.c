@@ -143,6 +143,12 @@ int merino__group_wait_after(merino_task_group *g, merino_task *first) {
 }
 
 int merino__group_run_root(merino_task_group *g, merino_task *root) {
+    /* relaxed: ours if it is a root not yet run; anything else is reported, as far as it shows */
+    if (MRN_UNLIKELY(__atomic_load_n(&root->merino__state, __ATOMIC_RELAXED) != MRN_T_ALLOCATED ||
+                     root->merino__parent != NULL))
+        mrn_fatal("merino_task_spawn_root_and_wait of a task that is not a root ready to run (it ran "
+                  "already, was freed or spawned, or has a parent): allocate a root "
+                  "(merino_task_alloc_root) for each run");
     root->merino__parent = &g->merino__anchor;
     root->merino__group = g;
     root->merino__seq = __atomic_fetch_add(&g->merino__next_seq, 1, __ATOMIC_RELAXED); /* as alloc */
