@@ -21,7 +21,7 @@
 
 /* A ready node whose oldest queued node is more than this many levels above it runs that one
  * first (mrn_node_older): a smaller slack swaps more often (a locked instruction each), a larger
- * one lets a worker run further ahead of the longest path. 4: measured on 32 x 32 wavefronts. */
+ * one lets a worker run further ahead of the longest path (docs/notes/2026-11-27-graph.md). */
 #define MRN_LEVEL_SLACK 4
 
 merino_task_group *merino__graph_group(merino_graph *g) { return &g->group; }
@@ -281,7 +281,7 @@ static merino_task *mrn_node_run(merino_task *self) {
     /* Longest path first: when our oldest queued node has a longer path to a sink than best, it
      * runs next and best is queued in its task object (two nodes swapped, nothing allocated).
      * Left queued, it would run when this worker's newer nodes are done, and end the run alone
-     * while the other workers idle (a 32 x 32 wavefront: ~1% of its time). */
+     * while the other workers idle. */
     merino_task *q = mrn_node_older(gw, g, best->level);
     if (q) {
         merino_graph_node *o;

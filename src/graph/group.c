@@ -124,8 +124,8 @@ static void mrn_wait_here(void *p) {
         mrn_execute(gw, w->root); /* depth first: the root at once, here */
     else if (gw && __atomic_load_n(&mrn_the_pool.count, __ATOMIC_RELAXED) > 1) /* relaxed: a bound */
         /* The group's tasks are for the others too: the task this wait runs first may be long,
-         * and a thief's request would only be seen after it (a group of three 50-ms tasks ran
-         * in 100 ms on a pool of 4: the one left private waited for the caller's). */
+         * and a thief's request would only be seen after it (a task left private waits for
+         * the one the caller runs first). */
         mrn_deque_publish(gw);
     w->status = mrn_group_wait_here(w->g);
 }

@@ -163,8 +163,8 @@ static merino_task *mrn_find_task(mrn_gworker *gw, int32_t depth) {
 /* The anchor of a chain run from the idle loop: its count is never 1, so the chain goes on with
  * our newest task of any depth until the deque is empty, in one frame (returning to the idle loop
  * after each task that made nothing ready would publish our private tasks and try the other
- * sources first, each time: a stolen subtree of continuations, whose leaves end that way, ran at
- * half the speed of one run under a wait). Never written. */
+ * sources first, each time: a stolen subtree of continuations, whose leaves end that way, would
+ * pay that at every leaf). Never written. */
 static merino_task mrn_idle_anchor = {.merino__refs = 2};
 merino_task mrn_no_chain = {.merino__refs = 1}; /* never written */
 
