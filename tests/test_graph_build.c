@@ -6,7 +6,7 @@
  *    dependency order are checked edge by edge, taking at most 2.5 times the steps for twice the
  *    size. The search of the whole part between the two nodes of an edge took 2,500 steps per
  *    node for a chain of 2,500 nodes made in reverse (0.55 s for 5,000 nodes, 2.3 s for 10,000,
- *    9.9 s for 20,000). Counted, not timed: the times are bench/graphbuild's;
+ *    9.9 s for 20,000). Counted, not timed: the times are bench/micro/graphbuild's;
  *  - cycles: random edges, many closing cycles, against a brute-force closure: checked edge by
  *    edge, each edge that closes a cycle is refused (the message naming a real path back) and the
  *    others added; unchecked (no search credit), the edges are added and a run refuses a graph

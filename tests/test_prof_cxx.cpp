@@ -1,9 +1,12 @@
 // test_prof_cxx.cpp — the profiled variant under merino.hpp: merino::fork_join counts a spawn and,
 // run by its joiner, an inlined join, exactly as MERINO_SPAWN/JOIN; its work and span follow
-// (a fork of two equal serial branches has about half its work as span); regions from C++.
+// (a fork of two equal serial branches has about half its work as span); regions from C++. The
+// same for merino_graph.hpp: a task_group of four equal tasks and a parallel_invoke of three have
+// about a quarter and a third of their work as span.
 #include "check.h"
 
 #include <merino.hpp>
+#include <merino_graph.hpp>
 #include <merino_prof.h>
 
 static long fib(int n) {
@@ -41,6 +44,24 @@ int main() {
     CHECK_CMP_DBL(d.span, <, d.work);
     CHECK_CMP_DBL(d.work / d.span, >, 1.0);
     CHECK_CMP_DBL(d.work / d.span, <=, 2.0 * (1 + 1e-6));
+
+    // k equal tasks of a group, then of a parallel_invoke: parallelism near k, never above.
+    uint64_t r[4] = {0, 0, 0, 0};
+    w0 = merino_wsp_now();
+    merino::task_group g;
+    for (auto &ri : r) g.run([&ri] { ri = spin(400000); });
+    g.wait();
+    merino_wsp dg = merino_wsp_sub(merino_wsp_now(), w0);
+    CHECK(r[0] == x && r[3] == x);
+    w0 = merino_wsp_now();
+    merino::parallel_invoke([&] { r[0] = spin(400000); }, [&] { r[1] = spin(400000); }, [&] { r[2] = spin(400000); });
+    merino_wsp di = merino_wsp_sub(merino_wsp_now(), w0);
+    CHECK(r[0] == x && r[2] == x);
+    std::printf("task_group of 4: parallelism %.2f; parallel_invoke of 3: %.2f\n", dg.work / dg.span, di.work / di.span);
+    CHECK_CMP_DBL(dg.work / dg.span, >, 2.5);
+    CHECK_CMP_DBL(dg.work / dg.span, <=, 4.0 * (1 + 1e-6));
+    CHECK_CMP_DBL(di.work / di.span, >, 2.0);
+    CHECK_CMP_DBL(di.work / di.span, <=, 3.0 * (1 + 1e-6));
     CHECK_EQ_INT(merino_stop(), 0);
     std::printf("test_prof_cxx: ok (two halves: parallelism %.2f)\n", d.work / d.span);
     return 0;

@@ -119,6 +119,16 @@ static bool mrn_grow(merino_graph_node ***a, unsigned n, unsigned *cap) {
     return true;
 }
 
+/* Makes room for one more pointer in a node's *a (count n), whose capacity doubles from 4: it is
+ * full when n is 0, or 4 or more and a power of two. */
+static bool mrn_node_grow(merino_graph_node ***a, unsigned n) {
+    if (n != 0 && (n < 4 || (n & (n - 1)) != 0)) return true;
+    void *p = realloc(*a, (n ? 2 * (size_t)n : 4) * sizeof **a);
+    if (!p) return false;
+    *a = p;
+    return true;
+}
+
 /* Makes room for one more node in the graph's three arrays. */
 static bool mrn_reserve_node(merino_graph *g) {
     if (g->n < g->cap) return true;
@@ -177,14 +187,13 @@ static int mrn_edge(merino_graph *g, merino_graph_node *from, merino_graph_node 
                   from->name, to->name);
         return -1;
     }
-    if (!mrn_grow(&from->succ, from->nsucc, &from->csucc) || !mrn_grow(&to->pred, to->npredl, &to->cpred)) {
+    if (!mrn_node_grow(&from->succ, from->nsucc) || !mrn_node_grow(&to->pred, to->npred)) {
         mrn_error("out of memory adding the edge \"%s\" -> \"%s\"", from->name, to->name);
         return -1;
     }
     if (!mrn_order_edge(g, from, to)) return -1; /* a cycle: reported, nothing changed */
     from->succ[from->nsucc++] = to;
-    to->pred[to->npredl++] = from;
-    to->npred++;
+    to->pred[to->npred++] = from;
     g->ready = false; /* a new edge: the next run counts predecessors and levels again */
     return 0;
 }
@@ -248,6 +257,7 @@ static merino_task *mrn_node_older(mrn_gworker *gw, const merino_graph *g, unsig
 static merino_task *mrn_node_run(merino_task *self) {
     merino_graph_node *x;
     memcpy(&x, merino_task_data(self), sizeof x);
+    MRN_PROF_NODE_BEGIN(x);
     x->fn(x->arg);
     merino_graph *g = x->graph;
     /* failed or cancelled: stop here (no group flagged anywhere: none of ours, one load) */
@@ -256,6 +266,7 @@ static merino_task *mrn_node_run(merino_task *self) {
     merino_graph_node *best = NULL; /* the ready successor with the highest level */
     for (unsigned i = 0; i < x->nsucc; i++) {
         merino_graph_node *y = x->succ[i];
+        MRN_PROF_NODE_PRED(y);
         /* A node with one predecessor is ready now: its count is never touched (a locked
          * instruction saved, and its line left shared). Else acq_rel: release, what this node
          * wrote happens before y runs; acquire, for the last predecessor, what the others wrote
@@ -315,6 +326,7 @@ static void mrn_graph_run_here(void *p) {
         for (unsigned i = 0; i < g->n; i++) { /* relaxed: published by the spawns below */
             merino_graph_node *x = g->nodes[i];
             __atomic_store_n(&x->pending, x->npred, __ATOMIC_RELAXED);
+            MRN_PROF_NODE_RESET(x);
             if (x->npred == 0) g->sources[g->nsources++] = x;
         }
         for (merino_graph_node *x = g->last; x; x = x->prev) { /* levels, in reverse topological order */
@@ -324,8 +336,10 @@ static void mrn_graph_run_here(void *p) {
         }
     }
     mrn_gworker *gw = mrn_gself();
-    for (unsigned i = g->nsources; i-- > 0;) /* in reverse: this worker pops the first node first */
+    for (unsigned i = g->nsources; i-- > 0;) { /* in reverse: this worker pops the first node first */
+        MRN_PROF_NODE_PRED(g->sources[i]); /* the run is the sources' predecessor */
         mrn_node_queue(gw, mrn_node_task(g->sources[i]), g->sources[i]);
+    }
     r->status = mrn_group_wait_here(&g->group);
     /* A run that did not complete left counts part-way (successors of a node that threw, or of a
      * cancelled one, never reached zero): the next run resets them all. */

@@ -16,14 +16,16 @@ struct merino_graph_node {
     unsigned index;   /* order of creation */
     unsigned level;   /* nodes on the longest path from here to a sink (set by a run) */
     uint32_t pending; /* atomic, during a run: predecessors not finished */
-    /* construction (order.c) */
+    uint32_t mark;    /* construction: which search visited it (a stamp); a check: predecessors left */
+    /* construction (order.c); succ and pred grow by doubling from 4 (mrn_node_grow) */
     _Alignas(MRN_CACHE_LINE) char *name;
-    uint64_t label;                /* place in the topological order: labels grow along it */
+    uint64_t label;                 /* place in the topological order: labels grow along it */
     merino_graph_node *prev, *next; /* the topological order, as a list */
-    merino_graph_node *via;        /* a search: the node it came from (the cycle's path) */
-    merino_graph_node **pred;
-    uint32_t mark;                 /* a search: which one visited it (a stamp); a check: predecessors left */
-    unsigned csucc, npredl, cpred;
+    merino_graph_node *via;         /* a search: the node it came from (the cycle's path) */
+    merino_graph_node **pred;       /* npred of them */
+#if MERINO__PROFILE
+    uint64_t prof_path[2]; /* atomic: the profiler's: where the node's path begins (prof_hooks.h) */
+#endif
 };
 _Static_assert(sizeof(merino_graph_node) == 2 * MRN_CACHE_LINE, "a node is two cache lines");
 

@@ -217,8 +217,8 @@ bool mrn_order_edge(merino_graph *g, merino_graph_node *from, merino_graph_node 
             break;
         }
         u = bq[-(long)bi++];
-        if ((spent += 1 + u->npredl) > credit) return mrn_order_give_up(g, spent);
-        for (unsigned i = 0; i < u->npredl; i++) {
+        if ((spent += 1 + u->npred) > credit) return mrn_order_give_up(g, spent);
+        for (unsigned i = 0; i < u->npred; i++) {
             merino_graph_node *y = u->pred[i];
             if (y->mark == fw) {
                 mrn_cycle(g, from, to, y, u);
@@ -250,7 +250,7 @@ __attribute__((cold, noinline)) static void mrn_check_cycle(merino_graph *g, uns
         x->via = x;
         g->work[n++] = x;
         merino_graph_node *y = NULL;
-        for (unsigned i = 0; i < x->npredl && !y; i++)
+        for (unsigned i = 0; i < x->npred && !y; i++)
             if (x->pred[i]->mark > 0) y = x->pred[i];
         x = y;
     }
@@ -274,7 +274,7 @@ bool mrn_order_check(merino_graph *g, const char *what) {
     unsigned nq = 0;
     for (unsigned i = 0; i < g->n; i++) {
         merino_graph_node *x = g->nodes[i];
-        x->mark = x->npredl;
+        x->mark = x->npred;
         if (x->mark == 0) q[nq++] = x;
     }
     for (unsigned k = 0; k < nq; k++) {
