@@ -4,7 +4,7 @@
  * above 1 and not above what the program's shape allows, and every task object spawned is counted
  * as run by its spawner or stolen.
  *   - fib with task objects in the TBB paper's four forms (children and a wait, continuation
- *     passing, + scheduler bypass, + recycling: bench/taskobj/fib-taskobj.h), leaves fib(cut - 1)
+ *     passing, + scheduler bypass, + recycling: bench/workloads/taskobj/fib-taskobj.h), leaves fib(cut - 1)
  *     and fib(cut - 2) computed serially;
  *   - the same fib with a task group per call (merino_task_group_run, merino_task_group_wait);
  *   - a K x K wavefront graph (node (i, j) after (i - 1, j) and (i, j - 1)), nodes of equal cost:
@@ -20,7 +20,7 @@
 #include <merino_loop.h>
 #include <merino_prof.h>
 
-#include "../bench/taskobj/fib-taskobj.h"
+#include "../bench/workloads/taskobj/fib-taskobj.h"
 
 enum { K = 8 };               /* the wavefront's side */
 enum { RUNS = 3 };            /* runs of a program before its figures count as out of range */
