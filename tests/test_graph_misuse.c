@@ -9,7 +9,8 @@
  *                    task-object message before); a node of another graph may run it
  *   edit_in_node     a node adds an edge and a node to its running graph: -1 / NULL, "the graph is
  *                    running" (accepted silently before); the graph unchanged after the run
- *   edit_from_thread another thread adds an edge while the graph runs: -1, the same message
+ *   edit_from_thread another thread adds a node and an edge while the graph runs: NULL / -1, the
+ *                    same message
  *   delete_in_node   a node deletes its running graph: the program stops, "merino_graph_delete of a
  *                    graph that is running"
  *
@@ -68,8 +69,11 @@ static void *run_from_thread(void *arg) {
     return NULL;
 }
 
-static void *edge_from_thread(void *arg) {
+static void *edit_from_thread(void *arg) {
     (void)arg;
+    merino_graph_node *x = merino_graph_node_new(g, "late", node, (void *)0);
+    CHECK(x == NULL);
+    CHECK_STR_CONTAINS(merino_last_error(), "merino_graph_node_new(\"late\"): the graph is running");
     note(merino_graph_edge(nb, nc));
     return NULL;
 }
@@ -81,7 +85,7 @@ static void in_thread(void *(*fn)(void *)) {
 }
 
 static void act_concurrent_run(void) { in_thread(run_from_thread); }
-static void act_edit_from_thread(void) { in_thread(edge_from_thread); }
+static void act_edit_from_thread(void) { in_thread(edit_from_thread); }
 static void act_run_own(void) { note(merino_graph_run(g)); }
 static void act_edit(void) {
     note(merino_graph_edge(nb, nc));

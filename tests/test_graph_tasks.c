@@ -6,7 +6,8 @@
  * processes): the spawn of a running task or of a root or from a thread outside the pool, a count
  * that reaches zero while its task runs, a count one too low (the wait would end with a child
  * still queued), a spawned task freed, a task freed twice, a negative count, a root run twice or
- * after it was freed; cancelled groups keep cancelling their tasks while another is reset. */
+ * after it was freed (also when a child reused its block); cancelled groups keep cancelling their
+ * tasks while another is reset. */
 #define _GNU_SOURCE 1
 #include "check.h"
 
@@ -165,6 +166,16 @@ static merino_task *root_freed(merino_task *self) {
     merino_task_spawn_root_and_wait(r);
     return NULL;
 }
+/* A root freed, its block reused by a child of this task (the free list gives back the block freed
+ * last), then run as the root: it would run the child, with the child's parent replaced. */
+static merino_task *root_reused(merino_task *self) {
+    merino_task *r = merino_task_alloc_root(leaf, 0);
+    merino_task_free(r);
+    merino_task *c = merino_task_alloc_child(self, leaf, 0);
+    CHECK_MSG(c == r, "the freed root's block was not reused by the next task of its size");
+    merino_task_spawn_root_and_wait(r);
+    return NULL;
+}
 
 static merino_task *spawn_root(merino_task *self) {
     (void)self;
@@ -192,7 +203,8 @@ static int run_child(const char *name) {
         const char *name;
         merino_task_fn *fn;
     } misuse[] = {{"free_spawned", free_spawned}, {"free_twice", free_twice}, {"negative_count", negative_count},
-                  {"root_twice", root_twice},     {"root_freed", root_freed}};
+                  {"root_twice", root_twice},     {"root_freed", root_freed},
+                  {"root_reused", root_reused}};
     for (size_t i = 0; i < sizeof misuse / sizeof misuse[0]; i++)
         if (strcmp(name, misuse[i].name) == 0) {
             merino_task_spawn_root_and_wait(merino_task_alloc_root(misuse[i].fn, 0));
@@ -366,7 +378,8 @@ int main(int argc, char **argv) {
                   /* the wait sees -1, or (at 2 workers) a thief's child finds the count below zero */
                   {"negative_count", "reference count"},
                   {"root_twice", "merino_task_spawn_root_and_wait of a task that is not a root ready to run"},
-                  {"root_freed", "merino_task_spawn_root_and_wait of a task that is not a root ready to run"}};
+                  {"root_freed", "merino_task_spawn_root_and_wait of a task that is not a root ready to run"},
+                  {"root_reused", "merino_task_spawn_root_and_wait of a task that is not a root ready to run"}};
     for (size_t i = 0; i < sizeof misuse / sizeof misuse[0]; i++)
         for (int k = 0; k < 2; k++) {
             check_set_context("%s, %s", misuse[i].name, counts_env[k][0]);
