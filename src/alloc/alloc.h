@@ -303,8 +303,9 @@ typedef struct mrn_span {
  * its header's page, then the object): its megabyte boundary, with *len its length (need or a
  * little more); NULL when none fits. Either way the caller's object counts as in use from now. */
 MRN_HIDDEN char *mrn_mapcache_take(size_t need, size_t *len);
-/* Takes [addr, addr + len) if a cached entry starts at addr and holds it (counted in use). */
-MRN_HIDDEN bool mrn_mapcache_take_at(char *addr, size_t len);
+/* Takes [addr, addr + len) if cached entries that follow one another from addr hold it, in at most
+ * max pieces (counted in use): *n the pieces, cut[i] the page offset of piece i + 1 from addr. */
+MRN_HIDDEN bool mrn_mapcache_take_at(char *addr, size_t len, uint32_t *cut, unsigned max, unsigned *n);
 /* Moves cached pages into [dest, dest + len) (a fresh mapping), in at most max pieces from dest
  * on: returns how many bytes (a prefix), *n the pieces, cut[i] the page offset of piece i + 1. */
 MRN_HIDDEN size_t mrn_mapcache_fill(char *dest, size_t len, uint32_t *cut, unsigned max, unsigned *n);

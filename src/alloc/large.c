@@ -214,8 +214,11 @@ bool mrn_large_resize(void *p, size_t size, void **out) {
     for (unsigned i = 0; i + 1 < n; i++) cut[i] = mrn_large_cuts(b)[i];
     size_t extra = need - len;
     char *m2 = m;
-    if (mrn_mapcache_take_at(m + len, extra)) { /* the cached mapping right after it */
-        cut[n++ - 1] = (uint32_t)(len / MRN_PAGE);
+    unsigned k = 0;
+    if (mrn_mapcache_take_at(m + len, extra, cut + n, MRN_LARGE_PIECES - n, &k)) { /* cached right after it */
+        for (unsigned i = 0; i + 1 < k; i++) cut[n + i] += (uint32_t)(len / MRN_PAGE);
+        cut[n - 1] = (uint32_t)(len / MRN_PAGE);
+        n += k;
         MRN_STAT_ADD(large_grown_in_place, 1);
     } else {
         mrn_mapcache_account((ptrdiff_t)extra);
@@ -232,13 +235,12 @@ bool mrn_large_resize(void *p, size_t size, void **out) {
             mrn_large_move(s, n, m, m2);
         }
         /* the new part, fresh so far, filled with cached pages as far as they go */
-        unsigned k = 0;
         size_t filled = mrn_mapcache_fill(m2 + len, extra, cut + n, MRN_LARGE_PIECES - n - 1, &k);
-        if (k) {
+        if (k || m2 != m) { /* a piece from len on: a filled one, or the fresh rest of a new mapping */
             for (unsigned i = 0; i + 1 < k; i++) cut[n + i] += (uint32_t)(len / MRN_PAGE);
             cut[n - 1] = (uint32_t)(len / MRN_PAGE);
-            n += k;
-            if (filled < extra) cut[n++ - 1] = (uint32_t)((len + filled) / MRN_PAGE);
+            n += k ? k : 1;
+            if (k && filled < extra) cut[n++ - 1] = (uint32_t)((len + filled) / MRN_PAGE);
         }
     }
 #if MRN_ALLOC_DEBUG

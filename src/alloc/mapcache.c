@@ -165,17 +165,40 @@ char *mrn_mapcache_take(size_t need, size_t *len) {
     return m;
 }
 
-bool mrn_mapcache_take_at(char *addr, size_t len) {
-    mrn_lock_acquire(&mrn_mc_lock);
+/* Under the lock: the entry that starts at addr, or MRN_MAPCACHE_MAX. */
+static unsigned mrn_mc_find(const char *addr) {
     unsigned i = 0;
     while (i < mrn_mc_n && mrn_mc[i].addr != addr) i++;
-    bool ok = i < mrn_mc_n && mrn_mc[i].len >= len;
+    return i < mrn_mc_n ? i : MRN_MAPCACHE_MAX;
+}
+
+bool mrn_mapcache_take_at(char *addr, size_t len, uint32_t *cut, unsigned max, unsigned *n) {
+    mrn_lock_acquire(&mrn_mc_lock);
+    /* the entries that follow one another from addr: enough of them, in few enough pieces? */
+    unsigned k = 0;
+    size_t got = 0;
+    while (got < len && k < max) {
+        unsigned i = mrn_mc_find(addr + got);
+        if (i == MRN_MAPCACHE_MAX) break;
+        got += mrn_mc[i].len;
+        k++;
+    }
+    bool ok = got >= len;
     if (ok) {
-        mrn_centry e = mrn_mc[i];
-        mrn_mc_remove(i);
-        mrn_span out[1];
-        unsigned nout = 0;
-        if (e.len > len) mrn_mc_insert(addr + len, e.len - len, e.freed_ms, out, &nout); /* never full here */
+        got = 0;
+        for (unsigned j = 0; j < k; j++) {
+            unsigned i = mrn_mc_find(addr + got);
+            mrn_centry e = mrn_mc[i];
+            mrn_mc_remove(i);
+            if (j) cut[j - 1] = (uint32_t)(got / MRN_PAGE);
+            if (got + e.len > len) { /* the last one's rest stays (never full here: one was removed) */
+                mrn_span none[1];
+                unsigned nout = 0;
+                mrn_mc_insert(e.addr + (len - got), got + e.len - len, e.freed_ms, none, &nout);
+            }
+            got += e.len;
+        }
+        *n = k;
         mrn_mc_used_ms = mrn_clock_coarse_ms();
         mrn_mc_add_live((ptrdiff_t)len);
     }
