@@ -6,9 +6,7 @@
  * With THREADS above 1 each thread runs the shape with slots of its own, the buffers shared out.
  * Every buffer is checked before it is freed (its stamps at both ends, and one byte of each page
  * as the shape wrote it). Ops: the buffers' 4 KB pages allocated and written (a shape's buffers
- * differ in size: its pages are what it pays for). The resident size after freeing is read twice:
- * at once (rss_at_free_kb) and, reported as rss_after_kb, 200 ms later, past the allocators'
- * decay periods (merino's is 100 ms by default). */
+ * differ in size: its pages are what it pays for). */
 #include "alloc-bench.h"
 
 enum { SLOTS = 20, PAGE = 4096 };
@@ -100,10 +98,6 @@ int main(int argc, char **argv) {
     long pages = 0;
     for (int i = 0; i < a.threads; i++) pages += w[i].pages;
     free(w);
-    long at_free = ab_rss_kb();
-    struct timespec pause = {0, 200 * 1000 * 1000};
-    nanosleep(&pause, NULL);
-    printf("rss_at_free_kb=%ld\n", at_free);
     ab_report(random ? "malloc-large-random" : "malloc-large-fixed", &a, (double)pages, t, ab_rss_kb());
     return 0;
 }

@@ -367,8 +367,6 @@ static void mrn_heap_abandon(void *arg) {
     mrn_reuse_drain(h);
     mrn_batches_flush(h);
     mrn_heap_trim(h);
-    /* A thread's end is often a parallel phase's: the pool keeps less resident from here on. */
-    mrn_pool_trim(mrn_pool_keep / 2);
     mrn_decay_safe_point(); /* h is still this thread's, consistent: an allocation nests here */
     if (mrn_tls_heap == h) mrn_tls_heap = &mrn_empty_heap;
     mrn_exited = true;
