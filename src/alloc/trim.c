@@ -4,8 +4,8 @@
  * nothing freed into it for mrn_decay_ms; then it goes back to the OS, from the chunks freed into
  * least recently: entirely free chunks past MRN_SPARE_CHUNKS are unmapped, other free blocks are
  * decommitted (madvise) and marked cold — taken again only when no resident run fits, before a new
- * chunk is mapped. The decay runs lazily, from the allocator's slow paths (mrn_pool_tick): no
- * thread of its own. A thread's exit trims to half the retained bound, a failed map to nothing.
+ * chunk is mapped. The decay runs from the allocator's slow paths (mrn_pool_tick) and, while one is
+ * pending, from the decay thread (decay.c). A failed map trims to nothing.
  * Plans are made under the pool's lock; the system calls outside it. The pool's state is defined
  * here (chunks.h). */
 #include "alloc/chunks.h"
