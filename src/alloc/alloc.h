@@ -213,6 +213,7 @@ typedef struct mrn_alloc_stats {
     _Atomic size_t chunks, chunk_unmaps;           /* chunks mapped, and unmapped */
     _Atomic size_t decommits, recommits;           /* blocks decommitted; cold blocks taken */
     _Atomic size_t decays, decay_blocks;           /* decay passes that gave memory back; their blocks */
+    _Atomic size_t decay_threads;                  /* decay threads started (decay.c) */
     _Atomic size_t zero_decommits;                 /* callocs zeroed by decommitting (mrn_medium_zero) */
     _Atomic size_t large, large_bytes;             /* large allocations, and their bytes */
     _Atomic size_t large_reused, large_gathered;   /* taken whole from the cache; built of cached pieces */
@@ -284,7 +285,7 @@ static inline void mrn_decay_safe_point(void) {
     /* relaxed: a request flag; mrn_decay_spawn decides */
     if (MRN_UNLIKELY(atomic_load_explicit(&mrn_decay_wanted, memory_order_relaxed))) mrn_decay_spawn();
 }
-MRN_HIDDEN void mrn_decay_forked(void); /* in a fork's child: the thread did not survive it */
+MRN_HIDDEN void mrn_decay_forked(void); /* in a fork's child: none is started there */
 
 /* ---- the cache of freed large mappings (mapcache.c) ------------------------------------------------ */
 

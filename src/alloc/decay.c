@@ -8,7 +8,8 @@
  * next point where an allocation may safely nest: the start of malloc's slow path and of a large
  * or medium allocation, the end of a large object's free, a thread's exit (mrn_decay_safe_point).
  * It blocks every signal, never allocates, and only ever holds the pool's or the cache's lock for
- * one pass. If it cannot be made (a thread limit), the slow paths still run the decays. */
+ * one pass. If it cannot be made (a thread limit), and in a fork's child, the slow paths still run
+ * the decays. */
 #include "alloc/alloc.h"
 
 #include <pthread.h>
@@ -90,11 +91,17 @@ void mrn_decay_spawn(void) {
         pthread_attr_destroy(&attr);
     }
     pthread_sigmask(SIG_SETMASK, &old, NULL);
-    if (err) atomic_store_explicit(&mrn_decayer, MRN_DECAYER_NEVER, memory_order_relaxed); /* relaxed: a hint now */
+    if (err)
+        atomic_store_explicit(&mrn_decayer, MRN_DECAYER_NEVER, memory_order_relaxed); /* relaxed: a hint now */
+    else
+        MRN_STAT_ADD(decay_threads, 1);
 }
 
 void mrn_decay_forked(void) {
-    /* relaxed: the child has one thread */
-    if (atomic_load_explicit(&mrn_decayer, memory_order_relaxed) == MRN_DECAYER_RUNNING)
-        atomic_store_explicit(&mrn_decayer, MRN_DECAYER_NONE, memory_order_relaxed);
+    /* A fork's child starts no decay thread (as jemalloc's disables its background threads): a
+     * thread made in the child of a multithreaded process is what ThreadSanitizer refuses and a
+     * child about to exec never needs; its slow paths still run the decays. relaxed: the child
+     * has one thread. */
+    atomic_store_explicit(&mrn_decayer, MRN_DECAYER_NEVER, memory_order_relaxed);
+    atomic_store_explicit(&mrn_decay_wanted, false, memory_order_relaxed);
 }
