@@ -178,11 +178,11 @@ __attribute__((destructor)) static void mrn_stats_at_exit(void) {
                   MRN_LOAD(mapped) >> 10, MRN_LOAD(mapped_peak) >> 10, chunks, MRN_LOAD(chunks),
                   MRN_LOAD(chunk_unmaps));
     mrn_say("  blocks taken %zu, returned %zu; in the pool %zu resident, %zu cold "
-                  "(%zu decommits, %zu in %zu decay passes; %zu cold taken); callocs zeroed by decommit %zu; "
-                  "decay threads started %zu",
+                  "(%zu decommits, %zu in %zu decay passes, %zu decay threads started; %zu cold taken); "
+                  "callocs zeroed by decommit %zu",
                   MRN_LOAD(block_gets), MRN_LOAD(block_puts), pooled, cold, MRN_LOAD(decommits),
-                  MRN_LOAD(decay_blocks), MRN_LOAD(decays), MRN_LOAD(recommits), MRN_LOAD(zero_decommits),
-                  MRN_LOAD(decay_threads));
+                  MRN_LOAD(decay_blocks), MRN_LOAD(decays), MRN_LOAD(decay_threads), MRN_LOAD(recommits),
+                  MRN_LOAD(zero_decommits));
     mrn_say("  large objects %zu (%zu MB): %zu reused whole, %zu built of cached pieces (%zu MB moved), %zu grown "
             "in place; %zu mappings given back, %zu KB cached now", MRN_LOAD(large), MRN_LOAD(large_bytes) >> 20,
             MRN_LOAD(large_reused), MRN_LOAD(large_gathered), MRN_LOAD(large_moved_kb) >> 10,
