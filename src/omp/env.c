@@ -92,10 +92,12 @@ static void mo_env_bool(const char *name, const char *instead, bool *out) {
 int mo_parse_schedule(const char *text, int32_t *kind, int64_t *chunk) {
     const char *s = mo_skip_space(text);
     int32_t monotonic = 0;
+    bool nonmonotonic = false;
     if (strncasecmp(s, "monotonic:", 10) == 0) {
         monotonic = MO_SCHED_MONOTONIC;
         s = mo_skip_space(s + 10);
     } else if (strncasecmp(s, "nonmonotonic:", 13) == 0) {
+        nonmonotonic = true;
         s = mo_skip_space(s + 13);
     }
     static const struct {
@@ -120,6 +122,8 @@ int mo_parse_schedule(const char *text, int32_t *kind, int64_t *chunk) {
         ch = (int64_t)v;
     }
     if (*s != '\0') return -1;
+    if (ch == 0 && (k == MO_SCHED_DYNAMIC || k == MO_SCHED_GUIDED)) ch = 1; /* their default, as omp_set_schedule */
+    if (k == MO_SCHED_STATIC && !nonmonotonic) monotonic = MO_SCHED_MONOTONIC; /* static is monotonic (libgomp) */
     *kind = k | monotonic;
     *chunk = ch;
     return 0;
@@ -281,6 +285,9 @@ static void mo_read_env(void) {
         icv->max_active_levels = g->nthreads_len > g->bind_len ? g->nthreads_len : g->bind_len;
     if ((v = mo_getenv("OMP_PLACES")) != NULL && !mo_check_places(v))
         mo_bad("OMP_PLACES", v, "threads, cores, ll_caches, numa_domains or sockets (with an optional (N)), or a list of {..} places", "one place per CPU");
+    else if (v != NULL && g->bind_len == 0)
+        icv->bind = 1; /* places given without OMP_PROC_BIND: bind-var true (libgomp) */
+    g->binding = icv->bind != 0;
     if ((v = mo_getenv("OMP_STACKSIZE")) != NULL || (v = mo_getenv("GOMP_STACKSIZE")) != NULL) {
         if (!mo_parse_size(v, &g->stacksize))
             mo_bad(getenv("OMP_STACKSIZE") ? "OMP_STACKSIZE" : "GOMP_STACKSIZE", v,

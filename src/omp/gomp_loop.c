@@ -70,20 +70,34 @@ static mo_implicit *mo_loop_enter(const mo_bounds *b, int kind, uint64_t chunk, 
     return imp;
 }
 
-/* The schedule GOMP_loop_start's sched means (runtime and auto: run-sched-var). */
+/* Whether a runtime schedule must hand each thread its chunks in increasing order: asked by the
+ * clause (monotonic:runtime), or by run-sched-var for a clause without a modifier. */
+enum { MO_MONO, MO_NONMONO, MO_MAYBE };
+
+/* The schedule kind and chunk of run-sched-var for a loop. merino's auto and steal hand a thread
+ * chunks from anywhere in the loop; under a monotonic requirement they become guided and
+ * dynamic (whose chunks come in order). */
+static int mo_rt_kind(long *chunk, int mono) {
+    int kind;
+    uint64_t ch;
+    mo_runtime_schedule(mo_current(), &kind, &ch);
+    bool monotonic = mono == MO_MONO || (mono == MO_MAYBE && (mo_current()->icv->run_sched & MO_SCHED_MONOTONIC));
+    if (monotonic && kind == MO_SCHED_AUTO) kind = MO_SCHED_GUIDED;
+    if (monotonic && kind == MO_SCHED_STEAL) kind = MO_SCHED_DYNAMIC;
+    *chunk = (long)ch;
+    return kind;
+}
+
+/* The schedule GOMP_loop_start's sched means: runtime (no modifier), runtime | monotonic, and
+ * auto (runtime with nonmonotonic) take run-sched-var. */
 static int mo_gfs_kind(long sched, long *chunk) {
-    sched &= ~(long)MO_SCHED_MONOTONIC & 0xffffffffL;
-    switch (sched) {
+    bool monotonic = (sched & (long)(uint32_t)MO_SCHED_MONOTONIC) != 0;
+    switch (sched & ~(long)(uint32_t)MO_SCHED_MONOTONIC & 0xffffffffL) {
     case GFS_STATIC: return MO_SCHED_STATIC;
     case GFS_DYNAMIC: return MO_SCHED_DYNAMIC;
     case GFS_GUIDED: return MO_SCHED_GUIDED;
-    default: {
-        int kind;
-        uint64_t ch;
-        mo_runtime_schedule(mo_current(), &kind, &ch);
-        *chunk = (long)ch;
-        return kind;
-    }
+    case GFS_AUTO: return mo_rt_kind(chunk, MO_NONMONO);
+    default: return mo_rt_kind(chunk, monotonic ? MO_MONO : MO_MAYBE);
     }
 }
 
@@ -120,13 +134,6 @@ static bool mo_start_ull(bool up, unsigned long long start, unsigned long long e
     return mo_next_ull(istart, iend);
 }
 
-static int mo_rt_kind(long *chunk) {
-    int kind;
-    uint64_t ch;
-    mo_runtime_schedule(mo_current(), &kind, &ch);
-    *chunk = (long)ch;
-    return kind;
-}
 
 /* ---- long loops ---------------------------------------------------------------------------------------- */
 
@@ -144,16 +151,16 @@ MO_LOOP_LONG(ordered_static, MO_SCHED_STATIC, true)
 MO_LOOP_LONG(ordered_dynamic, MO_SCHED_DYNAMIC, true)
 MO_LOOP_LONG(ordered_guided, MO_SCHED_GUIDED, true)
 
-#define MO_LOOP_LONG_RT(NAME, ORDERED)                                                               \
+#define MO_LOOP_LONG_RT(NAME, ORDERED, MONO)                                                         \
     MO_ABI bool GOMP_loop_##NAME##_start(long start, long end, long incr, long *istart, long *iend) { \
         long chunk;                                                                                  \
-        int kind = mo_rt_kind(&chunk);                                                               \
+        int kind = mo_rt_kind(&chunk, MONO);                                                         \
         return mo_start_long(start, end, incr, kind, chunk, ORDERED, istart, iend);                  \
     }
-MO_LOOP_LONG_RT(runtime, false)
-MO_LOOP_LONG_RT(nonmonotonic_runtime, false)
-MO_LOOP_LONG_RT(maybe_nonmonotonic_runtime, false)
-MO_LOOP_LONG_RT(ordered_runtime, true)
+MO_LOOP_LONG_RT(runtime, false, MO_MONO)
+MO_LOOP_LONG_RT(nonmonotonic_runtime, false, MO_NONMONO)
+MO_LOOP_LONG_RT(maybe_nonmonotonic_runtime, false, MO_MAYBE)
+MO_LOOP_LONG_RT(ordered_runtime, true, MO_MONO)
 
 #define MO_NEXT_LONG(NAME) \
     MO_ABI bool GOMP_loop_##NAME##_next(long *istart, long *iend) { return mo_next_long(istart, iend); }
@@ -206,18 +213,18 @@ MO_LOOP_ULL(ordered_static, MO_SCHED_STATIC, true)
 MO_LOOP_ULL(ordered_dynamic, MO_SCHED_DYNAMIC, true)
 MO_LOOP_ULL(ordered_guided, MO_SCHED_GUIDED, true)
 
-#define MO_LOOP_ULL_RT(NAME, ORDERED)                                                                \
+#define MO_LOOP_ULL_RT(NAME, ORDERED, MONO)                                                          \
     MO_ABI bool GOMP_loop_ull_##NAME##_start(bool up, unsigned long long start, unsigned long long end, \
                                              unsigned long long incr, unsigned long long *istart,     \
                                              unsigned long long *iend) {                              \
         long chunk;                                                                                  \
-        int kind = mo_rt_kind(&chunk);                                                               \
+        int kind = mo_rt_kind(&chunk, MONO);                                                         \
         return mo_start_ull(up, start, end, incr, kind, (unsigned long long)chunk, ORDERED, istart, iend); \
     }
-MO_LOOP_ULL_RT(runtime, false)
-MO_LOOP_ULL_RT(nonmonotonic_runtime, false)
-MO_LOOP_ULL_RT(maybe_nonmonotonic_runtime, false)
-MO_LOOP_ULL_RT(ordered_runtime, true)
+MO_LOOP_ULL_RT(runtime, false, MO_MONO)
+MO_LOOP_ULL_RT(nonmonotonic_runtime, false, MO_NONMONO)
+MO_LOOP_ULL_RT(maybe_nonmonotonic_runtime, false, MO_MAYBE)
+MO_LOOP_ULL_RT(ordered_runtime, true, MO_MONO)
 
 #define MO_NEXT_ULL(NAME)                                                                            \
     MO_ABI bool GOMP_loop_ull_##NAME##_next(unsigned long long *istart, unsigned long long *iend) {  \
@@ -314,16 +321,16 @@ MO_PARALLEL_LOOP(guided, MO_SCHED_GUIDED)
 MO_PARALLEL_LOOP(nonmonotonic_dynamic, MO_SCHED_DYNAMIC)
 MO_PARALLEL_LOOP(nonmonotonic_guided, MO_SCHED_GUIDED)
 
-#define MO_PARALLEL_LOOP_RT(NAME)                                                                      \
+#define MO_PARALLEL_LOOP_RT(NAME, MONO)                                                                \
     MO_ABI void GOMP_parallel_loop_##NAME(void (*fn)(void *), void *data, unsigned num_threads, long start, \
                                           long end, long incr, unsigned flags) {                      \
         long chunk;                                                                                    \
-        int kind = mo_rt_kind(&chunk);                                                                 \
+        int kind = mo_rt_kind(&chunk, MONO);                                                           \
         mo_parallel_loop(fn, data, num_threads, start, end, incr, kind, chunk, flags);                 \
     }
-MO_PARALLEL_LOOP_RT(runtime)
-MO_PARALLEL_LOOP_RT(nonmonotonic_runtime)
-MO_PARALLEL_LOOP_RT(maybe_nonmonotonic_runtime)
+MO_PARALLEL_LOOP_RT(runtime, MO_MONO)
+MO_PARALLEL_LOOP_RT(nonmonotonic_runtime, MO_NONMONO)
+MO_PARALLEL_LOOP_RT(maybe_nonmonotonic_runtime, MO_MAYBE)
 
 /* GCC before 4.9: the team starts, thread 0 returns and calls fn itself, then GOMP_parallel_end. */
 #define MO_PARALLEL_LOOP_START(NAME, KIND)                                                             \
@@ -339,7 +346,7 @@ MO_PARALLEL_LOOP_START(guided, MO_SCHED_GUIDED)
 MO_ABI void GOMP_parallel_loop_runtime_start(void (*fn)(void *), void *data, unsigned num_threads,
                                              long start, long end, long incr) {
     long chunk;
-    int kind = mo_rt_kind(&chunk);
+    int kind = mo_rt_kind(&chunk, MO_MONO);
     mo_preset_loop p = {mo_bounds_long(start, end, incr), kind, chunk > 0 ? (uint64_t)chunk : 0};
     mo_parallel_start(fn, data, num_threads, mo_preset_loop_ws, &p);
 }

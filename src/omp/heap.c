@@ -169,7 +169,8 @@ static uint32_t mo_depend_list(void **depend, mo_dep **out) {
         nin = (uintptr_t)depend[4];
         first = 5;
     }
-    mo_dep *d = mo_xmalloc(n * sizeof *d);
+    mo_dep *d = malloc((n ? n : 1) * sizeof *d); /* freed with free(), as the successor lists */
+    if (!d) mo_fatal("out of memory for a task's %zu dependences", n);
     size_t normal = depend[0] ? n : nout + nmutex + nin;
     for (size_t i = 0; i < normal; i++) {
         d[i].addr = depend[first + i];

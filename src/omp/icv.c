@@ -6,7 +6,6 @@
 #include "omp_layer.h"
 
 #include <limits.h>
-#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -191,49 +190,28 @@ MO_ABI double omp_get_wtick(void) {
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-/* ---- places and binding ------------------------------------------------------------------------------------ */
-
-/* The places: the CPUs of the affinity mask the process had when the library was loaded. */
-static int mo_places[CPU_SETSIZE];
-static int mo_nplaces;
-
-__attribute__((constructor)) static void mo_places_init(void) {
-    cpu_set_t set;
-    if (sched_getaffinity(0, sizeof set, &set) != 0) return;
-    for (int cpu = 0; cpu < CPU_SETSIZE; cpu++)
-        if (CPU_ISSET(cpu, &set)) mo_places[mo_nplaces++] = cpu;
-}
+/* ---- places and binding (places.c) --------------------------------------------------------------------------- */
 
 MO_ABI int omp_get_proc_bind(void) { return (int)mo_current()->icv->bind; }
-MO_ABI int omp_get_num_places(void) { return mo_nplaces; }
-
-MO_ABI int omp_get_place_num_procs(int place) { return place >= 0 && place < mo_nplaces ? 1 : 0; }
-
-MO_ABI void omp_get_place_proc_ids(int place, int *ids) {
-    if (place >= 0 && place < mo_nplaces) ids[0] = mo_places[place];
-}
-
-/* The calling thread's place: the CPU merino bound it to, or -1 when it is not bound to one. */
-MO_ABI int omp_get_place_num(void) {
-    cpu_set_t set;
-    if (sched_getaffinity(0, sizeof set, &set) != 0 || CPU_COUNT(&set) != 1) return -1;
-    for (int p = 0; p < mo_nplaces; p++)
-        if (CPU_ISSET(mo_places[p], &set)) return p;
-    return -1;
-}
-
-MO_ABI int omp_get_partition_num_places(void) { return mo_nplaces; }
+MO_ABI int omp_get_num_places(void) { return mo_place_count(); }
+MO_ABI int omp_get_place_num_procs(int place) { return mo_place_procs(place, NULL); }
+MO_ABI void omp_get_place_proc_ids(int place, int *ids) { mo_place_procs(place, ids); }
+MO_ABI int omp_get_place_num(void) { return mo_place_of_thread(); }
+MO_ABI int omp_get_partition_num_places(void) { return mo_place_count(); }
 
 MO_ABI void omp_get_partition_place_nums(int *nums) {
-    for (int p = 0; p < mo_nplaces; p++) nums[p] = p;
+    for (int p = 0, n = mo_place_count(); p < n; p++) nums[p] = p;
 }
 
 void mo_place_proc_ids_8(int place, int64_t *ids) {
-    if (place >= 0 && place < mo_nplaces) ids[0] = mo_places[place];
+    int n = mo_place_procs(place, NULL);
+    int tmp[n ? n : 1];
+    mo_place_procs(place, tmp);
+    for (int i = 0; i < n; i++) ids[i] = tmp[i];
 }
 
 void mo_partition_place_nums_8(int64_t *nums) {
-    for (int p = 0; p < mo_nplaces; p++) nums[p] = p;
+    for (int p = 0, n = mo_place_count(); p < n; p++) nums[p] = p;
 }
 
 /* ---- devices and teams ----------------------------------------------------------------------------------- */

@@ -240,6 +240,8 @@ struct mo_team {
     /* The end of the region: roles not finished; thread 0 sleeps on it (master_sleeps). */
     _Alignas(MO_LINE) uint32_t running;
     bool preset_ws;               /* the first work share was set up by a combined construct */
+    uint32_t bind;                /* the binding of its threads (omp_proc_bind_t; 0: none) */
+    int32_t place0;               /* thread 0's place, when bound */
     mo_ws *ws;                    /* the ring of MO_WS_RING work-share slots (a team of one: a
                                      single slot, reused by each construct) */
     mo_role roles[];              /* nthreads entries; roles[0] is thread 0 (unused) */
@@ -309,6 +311,19 @@ __attribute__((noreturn, cold, format(printf, 1, 2))) void mo_fatal(const char *
 __attribute__((noreturn, cold)) void mo_unsupported(const char *name, const char *why);
 static inline void mo_relax(void) { __builtin_ia32_pause(); }
 
+/* ---- places.c ----------------------------------------------------------------------------------------- */
+
+int mo_place_count(void);
+/* The place holding all of the calling thread's CPUs, or -1 (not bound to one). */
+int mo_place_of_thread(void);
+/* The CPUs of a place (into ids when not NULL); 0 for a place that does not exist. */
+int mo_place_procs(int place, int *ids);
+/* Binding (policy: omp_proc_bind_t, not false): thread 0 on a place, returned; thread tnum of n
+ * on its place for its role, and back to its own CPUs after it. */
+int mo_bind_thread0(void);
+void mo_bind_role(int policy, int place0, uint32_t tnum, uint32_t n);
+void mo_unbind_role(void);
+
 /* ---- env.c ------------------------------------------------------------------------------------------- */
 
 typedef struct mo_env {
@@ -318,6 +333,8 @@ typedef struct mo_env {
     uint32_t bind_list[16];
     uint32_t bind_len;
     bool nthreads_set;        /* OMP_NUM_THREADS given (the pool is sized from it) */
+    bool binding;             /* threads are bound to places: OMP_PROC_BIND not false, or OMP_PLACES
+                                 given (as libgomp: without them proc_bind clauses bind nothing) */
     bool cancellation;        /* cancel-var */
     int32_t max_task_priority;
     size_t stacksize;         /* OMP_STACKSIZE / GOMP_STACKSIZE bytes, 0: unset */
@@ -435,6 +452,10 @@ void mo_parallel_end(void);
  * tells thread 0 (the team may be freed from then on). */
 void mo_implicit_run(mo_team *team, uint32_t tnum);
 void mo_role_leave(mo_team *team);
+/* OMP_DISPLAY_AFFINITY: thread tnum's line, when its team, number or place changed. */
+void mo_affinity_display(const mo_team *team, uint32_t tnum);
+/* misc.c: the affinity format expanded for the calling thread (NULL: OMP_AFFINITY_FORMAT). */
+size_t mo_affinity_capture(char *buf, size_t size, const char *fmt);
 
 /* ---- work.c ------------------------------------------------------------------------------------------ */
 

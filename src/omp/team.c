@@ -6,6 +6,7 @@
 #include "omp_layer.h"
 
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -91,7 +92,8 @@ static bool mo_offer_role(mo_team *t, mo_role *r, unsigned w, uint64_t now) {
  * regions give thread k the same OS thread: threadprivate data persists), then to any free pool
  * thread, then to spares — or, when `only` is given, to the pool threads it marks. */
 static void mo_offer_roles(mo_team *t, const unsigned char *only) {
-    unsigned n = t->nthreads, w_count = mo_pool_threads();
+    /* pool threads over merino's live CPU budget sleep (parked): none of them gets a role */
+    unsigned n = t->nthreads, w_count = merino_workers_active();
     int me = merino_worker_index();
     uint64_t now = mo_now_ns();
     bool offered = false;
@@ -135,6 +137,18 @@ static void mo_implicit_init(mo_implicit *imp, mo_team *t, uint32_t tnum, mo_tas
     }
 }
 
+/* OMP_DISPLAY_AFFINITY: a line for each thread of a region whose team, number or place changed
+ * since its last one (as libgomp). */
+void mo_affinity_display(const mo_team *t, uint32_t tnum) {
+    static __thread uint64_t last;
+    uint64_t key = ((uint64_t)t->level << 48) ^ ((uint64_t)t->nthreads << 24) ^ tnum ^ ((uint64_t)(uint32_t)mo_place_of_thread() << 32);
+    if (key == last) return;
+    last = key;
+    char line[1024];
+    size_t n = mo_affinity_capture(line, sizeof line, NULL);
+    fprintf(stderr, "%.*s\n", (int)(n < sizeof line ? n : sizeof line - 1), line);
+}
+
 /* Thread tnum (1..N-1) of team t: its implicit task, on the calling thread. mo_role_leave then
  * tells thread 0 it is over: the caller frees what it holds of the role first (a worker's
  * mailbox, a spare's place in the free list), so that the next region can give thread tnum the
@@ -142,11 +156,14 @@ static void mo_implicit_init(mo_implicit *imp, mo_team *t, uint32_t tnum, mo_tas
 void mo_implicit_run(mo_team *t, uint32_t tnum) {
     mo_implicit imp;
     mo_implicit_init(&imp, t, tnum, NULL);
+    if (t->bind) mo_bind_role((int)t->bind, t->place0, tnum, t->nthreads);
     mo_task *prev = mo_cur;
     mo_cur = &imp.task;
+    if (MO_UNLIKELY(mo_g.display_affinity)) mo_affinity_display(t, tnum);
     t->fn(t->data);
     mo_task_end(&imp.task);
     mo_cur = prev;
+    if (t->bind) mo_unbind_role();
 }
 
 void mo_role_leave(mo_team *t) {
@@ -161,11 +178,13 @@ void mo_role_leave(mo_team *t) {
 static void mo_region_thread0(mo_team *t, mo_task *cur, const unsigned char *only) {
     bool worker = mo_on_worker();
     if (worker) mo_mailbox_busy(true);
+    if (t->bind) t->place0 = mo_bind_thread0(); /* before the roles, which place from it */
     mo_offer_roles(t, only);
     mo_implicit imp;
     mo_implicit_init(&imp, t, 0, cur);
     mo_task *prev = mo_cur;
     mo_cur = &imp.task;
+    if (MO_UNLIKELY(mo_g.display_affinity)) mo_affinity_display(t, 0);
     t->fn(t->data);
     mo_task_end(&imp.task);
     mo_cur = prev;
@@ -188,7 +207,7 @@ static __attribute__((aligned(4), used)) void mo_region_wrap(merino__task *top, 
 
 /* A region of one thread: its implicit task runs here, with no team threads to wait for. */
 static void mo_region_one(mo_task *cur, void (*fn)(void *), void *data, void (*pre)(mo_team *, void *),
-                          void *pre_arg, uintptr_t *reductions) {
+                          void *pre_arg, uintptr_t *reductions, uint32_t bind) {
     mo_team t;
     mo_ws slot;
     memset(&t, 0, sizeof t);
@@ -205,10 +224,13 @@ static void mo_region_one(mo_task *cur, void (*fn)(void *), void *data, void (*p
     t.reductions = reductions;
     if (reductions) mo_reduction_register(reductions, NULL, NULL, 1);
     if (pre) pre(&t, pre_arg);
+    t.bind = bind;
+    if (bind) t.place0 = mo_bind_thread0();
     mo_implicit imp;
     mo_implicit_init(&imp, &t, 0, cur);
     mo_task *prev = mo_cur;
     mo_cur = &imp.task;
+    if (MO_UNLIKELY(mo_g.display_affinity)) mo_affinity_display(&t, 0);
     fn(data);
     mo_task_end(&imp.task);
     mo_cur = prev;
@@ -217,11 +239,12 @@ static void mo_region_one(mo_task *cur, void (*fn)(void *), void *data, void (*p
 
 unsigned mo_parallel(void (*fn)(void *), void *data, unsigned num_threads, unsigned flags,
                      void (*pre)(mo_team *, void *), void *pre_arg, uintptr_t *reductions) {
-    (void)flags; /* proc_bind: merino's workers are placed by the pool (docs/openmp.md) */
     mo_task *cur = mo_current();
     unsigned n = mo_threads_asked(cur, num_threads);
+    /* the proc_bind clause (the flags' low bits), else bind-var (places.c) */
+    uint32_t bind = !mo_g.binding ? 0 : (flags & 7) ? (flags & 7) : cur->icv->bind;
     if (n == 1) {
-        mo_region_one(cur, fn, data, pre, pre_arg, reductions);
+        mo_region_one(cur, fn, data, pre, pre_arg, reductions, bind);
         return 1;
     }
     mo_pool_ensure();
@@ -235,13 +258,14 @@ unsigned mo_parallel(void (*fn)(void *), void *data, unsigned num_threads, unsig
         n = 1 + mo_idle_workers(n - 1, pick, w_count);
         only = pick;
         if (n == 1) {
-            mo_region_one(cur, fn, data, pre, pre_arg, reductions);
+            mo_region_one(cur, fn, data, pre, pre_arg, reductions, bind);
             return 1;
         }
     }
     mo_team *t = mo_team_new(n, cur);
     t->fn = fn;
     t->data = data;
+    t->bind = bind;
     t->reductions = reductions;
     if (reductions) mo_reduction_register(reductions, NULL, NULL, n);
     if (pre) pre(t, pre_arg);
@@ -282,12 +306,14 @@ void mo_parallel_start(void (*fn)(void *), void *data, unsigned num_threads,
     mo_team *t = mo_team_new(n, cur);
     t->fn = fn;
     t->data = data;
+    t->bind = mo_g.binding ? cur->icv->bind : 0;
     if (pre) pre(t, pre_arg);
     o->team = t;
     o->worker = mo_on_worker();
     o->outer = mo_open;
     mo_open = o;
     if (o->worker) mo_mailbox_busy(true);
+    if (t->bind) t->place0 = mo_bind_thread0();
     if (n > 1) mo_offer_roles(t, NULL);
     mo_implicit_init(&o->imp, t, 0, cur);
     o->prev = mo_cur;

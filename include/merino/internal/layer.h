@@ -66,6 +66,11 @@ MERINO_API int merino__run_in_slot(merino__task *t, merino__wrap_fn wrap);
  * by its cgroup's CPU quota; at least 1. Reads /proc and the cgroup files: not for hot paths. */
 MERINO_API unsigned merino__cpu_budget(void);
 
+/* The calling layer binds the main thread to CPUs of its own choosing (OpenMP's thread 0 bound to
+ * its place): from now on the pool's live budget no longer narrows to the main thread's mask
+ * (a cgroup quota still counts). Call before binding it. */
+MERINO_API void merino__budget_main_bound(void);
+
 /* Report one line "merino: <message>" as the core's errors are reported: kept for
  * merino_last_error(), passed to the handler of merino_set_error_handler, else printed on stderr;
  * merino__fatal prints it on stderr whatever the handler and aborts. */
