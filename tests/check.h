@@ -19,6 +19,10 @@
  *
  * Sizes: check_scale() is MERINO_TEST_SCALE (default 1; lower under sanitizers), a factor on the
  * amount of work a test does.
+ *
+ * A test that cannot run here calls check_skip("why"): it prints the reason and exits with
+ * CHECK_SKIP_CODE (77), which tests/CMakeLists.txt sets as every test's SKIP_RETURN_CODE, so ctest
+ * reports the test as skipped ("Not Run"), never as passed.
  */
 #ifndef MERINO_TEST_CHECK_H
 #define MERINO_TEST_CHECK_H
@@ -60,6 +64,17 @@ extern char **environ;
 #endif
 #ifndef CHECK_SANITIZER
 #define CHECK_SANITIZER 0
+#endif
+/* CHECK_TSAN: 1 in a ThreadSanitizer build, else 0. */
+#if defined(__SANITIZE_THREAD__)
+#define CHECK_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define CHECK_TSAN 1
+#endif
+#endif
+#ifndef CHECK_TSAN
+#define CHECK_TSAN 0
 #endif
 
 /* ---- failure reporting --------------------------------------------------------------------------- */
@@ -164,6 +179,28 @@ check__fail(const char *file, int line, const char *expr, const char *fmt, ...) 
                         "\"%s\" not found in:\n----\n%s----", check__n,                            \
                         check__h ? check__h : "(null)");                                           \
     } while (0)
+
+/* ---- skipping ---------------------------------------------------------------------------------- */
+
+/* ctest's SKIP_RETURN_CODE for every test of tests/CMakeLists.txt (77, as automake's). */
+#define CHECK_SKIP_CODE 77
+
+/** This test cannot run here: print "<program>: skipped: <why>" and exit with CHECK_SKIP_CODE.
+ *  Call it before the test starts threads or a pool (it runs the exit handlers). */
+CHECK__UNUSED __attribute__((noreturn, format(printf, 1, 2))) void check_skip(const char *fmt, ...) {
+    char exe[4096];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    exe[n > 0 ? n : 0] = 0;
+    const char *name = strrchr(exe, '/');
+    va_list ap;
+    va_start(ap, fmt);
+    printf("%s: skipped: ", name ? name + 1 : "test");
+    vprintf(fmt, ap);
+    putchar('\n');
+    va_end(ap);
+    fflush(stdout);
+    exit(CHECK_SKIP_CODE);
+}
 
 /* ---- environment knobs --------------------------------------------------------------------------- */
 
@@ -343,6 +380,29 @@ CHECK__UNUSED check_child check_run_child(const char *name, const char *const *e
         r.sig = WTERMSIG(status);
     }
     return r;
+}
+
+/** Waits (bounded) for a process this one forked (a grandchild of the test, say); prints how it
+ *  ended on stderr ("grandchild: exit 0", "grandchild: signal 6") and returns its wait status, or
+ *  -1 if it ran past timeout_s (it is killed: "grandchild: hung, killed"). */
+CHECK__UNUSED int check_wait_pid(pid_t pid, double timeout_s) {
+    double until = check_now() + timeout_s;
+    int status = 0;
+    for (;;) {
+        pid_t w = waitpid(pid, &status, WNOHANG);
+        if (w == pid) break;
+        if (w < 0 && errno != EINTR) return -1;
+        if (check_now() > until) {
+            kill(pid, SIGKILL);
+            waitpid(pid, &status, 0);
+            fprintf(stderr, "grandchild: hung, killed\n");
+            return -1;
+        }
+        check_sleep(0.01);
+    }
+    if (WIFEXITED(status)) fprintf(stderr, "grandchild: exit %d\n", WEXITSTATUS(status));
+    else if (WIFSIGNALED(status)) fprintf(stderr, "grandchild: signal %d\n", WTERMSIG(status));
+    return status;
 }
 
 /** How the child ended, for messages ("exit 3", "signal 6 (Aborted)", "timeout"). */

@@ -1,8 +1,8 @@
 /* calloc and the pool's cold blocks on locked memory: MADV_DONTNEED fails (EINVAL) on pages the
  * program has locked (mlock, mlockall), and then clears nothing. A calloc of a recycled medium run
  * (src/alloc/large.c: mrn_medium_zero, which decommits instead of clearing from 48 KB) and a calloc
- * of a run the pool marked cold after a failed decommit (pool.c: mrn_trim_do) must still return
- * zeroed memory. Skipped when this process may not lock 1 MB (RLIMIT_MEMLOCK). */
+ * of a run the pool marked cold after a failed decommit (trim.c: mrn_trim_do) must still return
+ * zeroed memory. Skipped (check_skip) when this process may not lock memory (RLIMIT_MEMLOCK). */
 #include "check.h"
 
 #include "alloc_test.h"
@@ -38,11 +38,7 @@ int main(void) {
     unsigned char *a = merino_malloc(CACHED);
     CHECK(a != NULL);
     memset(a, 0xab, CACHED);
-    if (mlock(a, CACHED) != 0) {
-        printf("test_alloc_calloc_locked: mlock failed (errno %d): skipped\n", errno);
-        merino_free(a);
-        return 0;
-    }
+    if (mlock(a, CACHED) != 0) check_skip("mlock of 100 KB failed (%s): this process may not lock memory (ulimit -l)", strerror(errno));
     merino_free(a); /* into the heap's cache of medium runs, still locked */
     unsigned char *b = merino_calloc(1, CACHED);
     CHECK(b != NULL);

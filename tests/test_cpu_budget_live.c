@@ -108,10 +108,7 @@ static void expect_some_on(const char *what, int index) {
 int main(void) {
     cpu_set_t mask;
     CHECK_EQ_INT(sched_getaffinity(0, sizeof mask, &mask), 0);
-    if (CPU_COUNT(&mask) < 2) {
-        printf("skipped: the budget cannot shrink below 1 CPU, and this process has only 1\n");
-        return 0;
-    }
+    if (CPU_COUNT(&mask) < 2) check_skip("the budget cannot shrink below 1 CPU, and this process may use only 1");
 
     snprintf(g_dir, sizeof g_dir, "%s/merino-live-XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
     CHECK(mkdtemp(g_dir) != NULL);

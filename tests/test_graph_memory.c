@@ -19,7 +19,7 @@
 #include <merino_alloc.h>
 #include <merino_graph.h>
 
-#include "../bench/taskobj/fib-taskobj.h"
+#include "../bench/workloads/taskobj/fib-taskobj.h"
 
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
 #define NO_INTERPOSE 1
@@ -153,8 +153,7 @@ MERINO_TASK_1(long, gfib_task, long, n) {
 
 int main(void) {
 #ifdef NO_INTERPOSE
-    printf("skipped: a sanitizer replaces malloc\n");
-    return 0;
+    check_skip("a sanitizer replaces malloc, so the C library's allocations cannot be counted");
 #else
     const long fib_n = check_scale() < 1 ? 20 : 24;
     merino_task_fn *variants[] = {fibt_plain, fibt_c, fibt_cb, fibt_cbr};

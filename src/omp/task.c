@@ -32,7 +32,7 @@ static __attribute__((aligned(4), used)) void mo_direct_wrap(merino__task *top, 
 
 /* The join of descriptor t, the newest live child: run it here, or wait for its thief. */
 static inline void mo_join(merino__task *t) {
-    if (merino__join(t)) {
+    if (merino__join(t, (uintptr_t)&mo_direct_wrap)) {
         /* Ours to run. The descriptor stays reserved (the task's children go above it) and is no
          * longer live: EMPTY, so that a publish below does not hand it to a thief. relaxed: the
          * owner's; a thief only reads the state of a descriptor it may take. */
