@@ -7,10 +7,12 @@
  * (grainsize, num_tasks, as libgomp splits) and every iteration once; task reductions
  * (taskgroup task_reduction with in_reduction tasks, taskloop reduction, for reduction(task, ..)
  * with in_reduction tasks); cancellation of a taskgroup, a loop and a region (OMP_CANCELLATION,
- * in a child process) — at 1, 2, 3 and 8 threads. */
+ * in a child process) — at 1, 2, 3 and 8 threads; and recursive tasks with taskloop reductions
+ * stolen by a pool thread whose role in the team has not started (fresh processes). */
 #include "check.h"
 
 #include <omp.h>
+#include <string.h>
 
 static const int team_sizes[] = {1, 2, 3, 8};
 
@@ -261,6 +263,56 @@ static void reductions(int nt) {
     CHECK_EQ_INT(fr, 44850);
 }
 
+/* ---- a team-only task waited for by a thread outside the team ------------------------------------------------ */
+
+/* Recursive tasks with a taskloop reduction at each leaf (bench's loopfib): a pool thread that has
+ * not yet started its role in the team steals a recursive task and waits in the taskloop's
+ * taskgroup for its tasks, which (reductions) only the team's threads may run, while thread 0
+ * waits for the stolen task. The role must go to a spare thread, never leaving the two waiting on
+ * each other. A fresh process each time: the race is at the pool's first region. */
+static uint64_t leaf_value(uint64_t leaf, long i) { return (leaf * 0x9E3779B97F4A7C15ull + (uint64_t)i) >> 40; }
+
+static uint64_t leaf_tree(int n, uint64_t leaf, long m) {
+    if (n < 2) {
+        uint64_t s = 0;
+#pragma omp taskloop reduction(+ : s)
+        for (long i = 0; i < m; i++) s += leaf_value(leaf, i);
+        return s;
+    }
+    uint64_t a, b;
+#pragma omp task shared(b)
+    b = leaf_tree(n - 2, 2 * leaf + 1, m);
+    a = leaf_tree(n - 1, 2 * leaf, m);
+#pragma omp taskwait
+    return a + b;
+}
+
+static uint64_t leaf_tree_serial(int n, uint64_t leaf, long m) {
+    if (n >= 2) return leaf_tree_serial(n - 2, 2 * leaf + 1, m) + leaf_tree_serial(n - 1, 2 * leaf, m);
+    uint64_t s = 0;
+    for (long i = 0; i < m; i++) s += leaf_value(leaf, i);
+    return s;
+}
+
+static int leaf_tree_child(void) {
+    uint64_t s = 0;
+#pragma omp parallel num_threads(2)
+#pragma omp single
+    s = leaf_tree(8, 1, 100);
+    CHECK_EQ_INT(s, leaf_tree_serial(8, 1, 100));
+    return 0;
+}
+
+static void team_only_tasks_from_outside(void) {
+    const char *env[] = {"OMP_NUM_THREADS=2", NULL};
+    for (int i = 0; i < 40; i++) {
+        check_child r = check_run_child("leaf_tree", env, 20);
+        CHECK_MSG(r.exited && r.code == 0, "run %d of recursive tasks with taskloop reductions %s:\n%s", i,
+                  r.timed_out ? "hung" : "failed", r.err);
+        check_child_free(&r);
+    }
+}
+
 /* ---- cancellation (OMP_CANCELLATION=true: a child process) ------------------------------------------------------------------ */
 
 static int cancellation_child(void) {
@@ -314,7 +366,7 @@ static int cancellation_child(void) {
 
 int main(int argc, char **argv) {
     const char *child = check_child_name(argc, argv);
-    if (child) return cancellation_child();
+    if (child) return strcmp(child, "leaf_tree") == 0 ? leaf_tree_child() : cancellation_child();
     for (size_t t = 0; t < 4; t++) {
         int nt = team_sizes[t];
         recursion(nt);
@@ -324,6 +376,7 @@ int main(int argc, char **argv) {
         taskloops(nt);
         reductions(nt);
     }
+    team_only_tasks_from_outside();
     const char *env[] = {"OMP_CANCELLATION=true", NULL};
     check_child r = check_run_child("cancellation", env, 60);
     CHECK_MSG(r.exited && r.code == 0, "the cancellation child failed:\n%s", r.err);

@@ -368,7 +368,9 @@ static void mo_wait_waiter(mo_task *cur, mo_htask *w) {
             b = (merino__backoff){0};
             continue;
         }
-        if (merino__backoff_wait(&b) != MERINO__BACKOFF_SLEEP) continue;
+        int step = merino__backoff_wait(&b);
+        if (step != 0) mo_maybe_check_roles(cur->team); /* team-only tasks may need a role started */
+        if (step != MERINO__BACKOFF_SLEEP) continue;
         mo_futex_wait_ns(&w->done, 0, 1000000); /* woken by mo_htask_ready (bounded: no count) */
         b = (merino__backoff){0};
     }
@@ -397,6 +399,11 @@ void mo_task_general(mo_task *cur, void (*fn)(void *), void *data, void (*cpyfn)
     (void)priority; /* a hint */
     if (MO_UNLIKELY(mo_cancel_on) && mo_task_cancelled(cur)) return;
     bool deferrable = if_clause && !(flags & MO_TASK_FLAG_FINAL) && !(cur->flags & MO_T_FINAL) && cur->team != NULL;
+    /* A task with task reductions made by a thread outside the team (it stole its creator): only
+     * the team's threads may run it (reduce.c), and they may all be waiting for this thread.
+     * Run at once here instead, in the borrowed thread number's copies, which no thread of the
+     * team touches: the taskgroup is this thread's, and none of its tasks is ever queued. */
+    if (MO_UNLIKELY(cur->flags & MO_T_FOREIGN) && cur->taskgroup && cur->taskgroup->reductions) deferrable = false;
     bool has_deps = (flags & MO_TASK_FLAG_DEPEND) && depend != NULL;
     bool detached = (flags & MO_TASK_FLAG_DETACH) != 0;
     if (!deferrable || !mo_on_worker()) {
@@ -457,7 +464,11 @@ static void mo_wait_count(mo_task *c, uint32_t *count) {
             b = (merino__backoff){0};
             continue;
         }
-        if (merino__backoff_wait(&b) != MERINO__BACKOFF_SLEEP) continue;
+        /* A thread outside the team (a pool thread that stole our task before taking its role)
+         * cannot run the team-only tasks it waits for: the role, given to a spare, runs them. */
+        int step = merino__backoff_wait(&b);
+        if (step != 0) mo_maybe_check_roles(c->team);
+        if (step != MERINO__BACKOFF_SLEEP) continue;
         uint32_t v = __atomic_load_n(&heap->pending, __ATOMIC_SEQ_CST);
         /* seq_cst: the Dekker pair with the completion's decrement and its read of waiters */
         __atomic_fetch_add(&heap->waiters, 1, __ATOMIC_SEQ_CST);

@@ -432,6 +432,13 @@ void mo_spin_wait_u64(mo_team *team, const uint64_t *word, uint64_t until, bool 
 void mo_wait_team_end(mo_team *team);
 /* Roles of team offered long ago and not started: give them to spares. */
 void mo_check_roles(mo_team *team, uint64_t now);
+/* The same, cheaply when no role is pending: every wait past its spins calls it, so that a team's
+ * progress never depends on a worker busy elsewhere (or waiting for that team's own tasks). */
+static inline void mo_maybe_check_roles(mo_team *t) {
+    /* relaxed: a hint (a role started meanwhile is skipped by the CAS) */
+    if (t && MO_UNLIKELY(__atomic_load_n(&t->roles_pending, __ATOMIC_RELAXED) != 0))
+        mo_check_roles(t, mo_now_ns());
+}
 /* Wakes the team's threads sleeping at its barrier (a task was created). */
 void mo_wake_barrier(mo_team *team);
 

@@ -37,12 +37,6 @@ static inline bool mo_sleep_now(mo_team *t, int step) {
            (t && __atomic_load_n(&t->roles_pending, __ATOMIC_RELAXED) != 0); /* relaxed: a hint */
 }
 
-static inline void mo_maybe_check_roles(mo_team *t) {
-    /* relaxed: a hint (a role started meanwhile is skipped by the CAS) */
-    if (t && MO_UNLIKELY(__atomic_load_n(&t->roles_pending, __ATOMIC_RELAXED) != 0))
-        mo_check_roles(t, mo_now_ns());
-}
-
 /* How long a sleeping waiter sleeps at most while roles of its team are pending (so that it
  * gives them to spares in time). */
 static inline uint64_t mo_sleep_bound(mo_team *t) {
