@@ -92,17 +92,27 @@ static void nesting(void) {
 static int tp = -1;
 #pragma omp threadprivate(tp)
 
+/* Teams of the default size, and of 8 (beyond the pool on a small machine: spare threads, which
+ * must play the same thread numbers from one region to the next). */
 static void threadprivate_persists(void) {
     check_set_context("threadprivate");
-    int nt = omp_get_max_threads();
-    for (int round = 0; round < 20; round++) {
-        int bad = 0;
-#pragma omp parallel reduction(+ : bad)
-        {
-            if (round > 0) bad += tp != omp_get_thread_num() * 10 + round - 1;
-            tp = omp_get_thread_num() * 10 + round;
+    const int sizes[] = {omp_get_max_threads() < 64 ? omp_get_max_threads() : 64, 8};
+    for (int i = 0; i < 2; i++) {
+        int nt = sizes[i];
+        for (int round = 0; round < 20; round++) {
+            int bad = 0;
+            pthread_t who[64];
+#pragma omp parallel num_threads(nt) reduction(+ : bad)
+            {
+                if (round > 0) bad += tp != omp_get_thread_num() * 10 + round - 1;
+                tp = omp_get_thread_num() * 10 + round;
+                who[omp_get_thread_num()] = pthread_self();
+            }
+            CHECK_MSG(bad == 0, "round %d: %d threads lost their threadprivate value (team of %d)", round, bad, nt);
+            for (int a = 0; a < nt; a++) /* a team's threads are distinct threads (their own copies) */
+                for (int b = a + 1; b < nt; b++)
+                    CHECK_MSG(!pthread_equal(who[a], who[b]), "round %d: threads %d and %d of a team of %d are one OS thread", round, a, b, nt);
         }
-        CHECK_MSG(bad == 0, "round %d: %d threads lost their threadprivate value (team of %d)", round, bad, nt);
     }
 }
 

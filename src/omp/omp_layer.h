@@ -241,6 +241,7 @@ struct mo_team {
     _Alignas(MO_LINE) uint32_t running;
     bool preset_ws;               /* the first work share was set up by a combined construct */
     uint32_t bind;                /* the binding of its threads (omp_proc_bind_t; 0: none) */
+    uint64_t serial;              /* distinct for every team made (a freed team's address is not) */
     int32_t place0;               /* thread 0's place, when bound */
     mo_ws *ws;                    /* the ring of MO_WS_RING work-share slots (a team of one: a
                                      single slot, reused by each construct) */

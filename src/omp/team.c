@@ -32,6 +32,8 @@ static mo_team *mo_team_new(unsigned n, const mo_task *cur) {
     mo_team *t = merino_aligned_alloc(MO_LINE, bytes);
     if (!t) mo_fatal("out of memory making an OpenMP team of %u threads", n);
     memset(t, 0, bytes);
+    static uint64_t serials;
+    t->serial = __atomic_add_fetch(&serials, 1, __ATOMIC_RELAXED); /* relaxed: only distinct */
     t->nthreads = n;
     t->ws = (mo_ws *)((char *)t + ws_off);
     for (unsigned i = 0; i < MO_WS_RING; i++) t->ws[i].free_for = i;

@@ -282,12 +282,16 @@ __attribute__((constructor)) static void mo_register_source(void) {
 
 typedef struct mo_spare {
     uint32_t go;        /* atomic futex word: 1 when a role is given */
+    uint32_t last_tnum; /* the thread number of its last role (read under mo_spare_lock) */
+    uint64_t last_given; /* when it got that role (mo_spares_given then; under mo_spare_lock) */
+    uint64_t last_team;  /* that role's team's serial: no second role of a team (under the lock) */
     mo_role *role;
     struct mo_spare *next;
 } mo_spare;
 
 static pthread_mutex_t mo_spare_lock = PTHREAD_MUTEX_INITIALIZER;
 static mo_spare *mo_spares_free;
+static uint64_t mo_spares_given; /* roles given to spares so far (under mo_spare_lock) */
 
 static void *mo_spare_main(void *arg) {
     mo_spare *s = arg;
@@ -307,10 +311,27 @@ static void *mo_spare_main(void *arg) {
     return NULL;
 }
 
+/* Whether free spare a is a better choice than b (NULL: none) for thread tnum of the team with
+ * serial `team`: never one that played a role of this team already (a team's threads are distinct
+ * threads, with distinct threadprivate copies), then the one that was thread tnum most recently
+ * (so that the next region of the same size gives thread k the same OS thread, as threadprivate
+ * data needs; other spares may have been thread k of older teams). */
+static bool mo_spare_better(const mo_spare *a, const mo_spare *b, uint32_t tnum, uint64_t team) {
+    if (a->last_team == team) return false;
+    if (b == NULL) return true;
+    bool a_was = a->last_tnum == tnum, b_was = b->last_tnum == tnum;
+    return a_was && (!b_was || a->last_given > b->last_given);
+}
+
 void mo_give_to_spare(mo_role *r) {
+    uint64_t team = r->team->serial;
     pthread_mutex_lock(&mo_spare_lock);
-    mo_spare *s = mo_spares_free;
-    if (s) mo_spares_free = s->next;
+    mo_spare **at = NULL;
+    for (mo_spare **p = &mo_spares_free; *p; p = &(*p)->next)
+        if (mo_spare_better(*p, at ? *at : NULL, r->tnum, team)) at = p;
+    mo_spare *s = at ? *at : NULL;
+    if (s) *at = s->next;
+    uint64_t given = ++mo_spares_given;
     pthread_mutex_unlock(&mo_spare_lock);
     if (!s) {
         s = calloc(1, sizeof *s);
@@ -328,6 +349,9 @@ void mo_give_to_spare(mo_role *r) {
                      r->tnum, r->team->nthreads, strerror(e));
     }
     s->role = r;
+    s->last_tnum = r->tnum; /* not listed while it plays the role: read when it is again */
+    s->last_given = given;
+    s->last_team = team;
     __atomic_store_n(&s->go, 1, __ATOMIC_RELEASE); /* release: the role */
     mo_futex_wake(&s->go, 1);
 }
