@@ -278,6 +278,10 @@ static void affinity_format(void) {
     CHECK_STR_EQ(out, "t1 of 2 at L1");
     n = omp_capture_affinity(out, sizeof out, "%0.4{thread_num}|%P");
     CHECK_MSG(strncmp(out, "0000|", 5) == 0, "%s", out);
+    /* a negative number zero-padded keeps its sign first; right and left justified (as libgomp) */
+    n = omp_capture_affinity(out, sizeof out, "[%0.5a][%.5a][%5a][%0.6{ancestor_tnum}]");
+    CHECK_STR_EQ(out, "[-0001][   -1][-1   ][-00001]");
+    CHECK_EQ_INT(n, strlen(out));
 }
 
 int main(void) {

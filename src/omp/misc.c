@@ -135,10 +135,12 @@ size_t mo_affinity_capture(char *buf, size_t size, const char *fmt) {
         case 'A': mo_mask_text(val, sizeof val); break;
         default: snprintf(val, sizeof val, "%%%c", *p ? *p : ' '); break;
         }
-        /* left-justified by default; '.': right-justified, with zeros when '0' (OpenMP 5.0) */
-        size_t len = strlen(val), pad = width > len ? width - len : 0;
+        /* left-justified by default; '.': right-justified, with zeros when '0' (OpenMP 5.0), which
+         * go after a minus sign, as libgomp puts them */
+        size_t len = strlen(val), pad = width > len ? width - len : 0, from = 0;
+        if (right && zero && pad && val[0] == '-' && n < sizeof out - 1) out[n++] = val[from++];
         for (size_t i = 0; right && i < pad && n < sizeof out - 1; i++) out[n++] = zero ? '0' : ' ';
-        for (size_t i = 0; i < len && n < sizeof out - 1; i++) out[n++] = val[i];
+        for (size_t i = from; i < len && n < sizeof out - 1; i++) out[n++] = val[i];
         for (size_t i = 0; !right && i < pad && n < sizeof out - 1; i++) out[n++] = ' ';
     }
     out[n] = '\0';
