@@ -7,6 +7,7 @@
 #include "core.h"
 
 #include "backoff.h"
+#include "merino/internal/layer.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -168,18 +169,31 @@ __attribute__((noinline, cold)) static void mrn_run_external_slow(merino__task *
     __atomic_fetch_sub(&p->active, 1, __ATOMIC_RELEASE);
 }
 
-void merino__run_external(merino__task *t, merino__wrap_fn wrap) {
-    /* The common case, with one atomic read-modify-write to enter and one to leave: a pool runs
-     * and the caller slot is free. acquire: pairs with merino_start's release: the pool is built */
+/* The common case, with one atomic read-modify-write to enter and one to leave: a pool runs and
+ * the caller slot is free. Runs t there and returns true; false when it did not run it. */
+static inline bool mrn_run_if_slot_free(merino__task *t, merino__wrap_fn wrap) {
+    /* acquire: pairs with merino_start's release: the pool is built */
     if (MRN_LIKELY(__atomic_load_n(&mrn_running, __ATOMIC_ACQUIRE)) && mrn_try_take_slot()) {
         /* seq_cst, with the slot's CAS: merino_stop stores mrn_running = 0, then waits for the
          * slot to be free; either it waits for us, or we see it stopping */
         if (MRN_LIKELY(__atomic_load_n(&mrn_running, __ATOMIC_SEQ_CST))) {
             mrn_run_in_slot(&mrn_the_pool, mrn_the_pool.workers[0], t, wrap);
             mrn_release_slot();
-            return;
+            return true;
         }
         mrn_release_slot();
     }
+    return false;
+}
+
+void merino__run_external(merino__task *t, merino__wrap_fn wrap) {
+    if (MRN_LIKELY(mrn_run_if_slot_free(t, wrap))) return;
     mrn_run_external_slow(t, wrap);
+}
+
+/* CORE SEAM (omp, include/merino/internal/layer.h): the caller slot or nothing — a thread that
+ * must run the task itself (OpenMP's thread 0 of a region) is never handed over. */
+int merino__run_in_slot(merino__task *t, merino__wrap_fn wrap) {
+    if (MRN_UNLIKELY(merino__self != NULL)) return 0; /* a worker already: run it where it is */
+    return mrn_run_if_slot_free(t, wrap);
 }

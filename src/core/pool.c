@@ -2,6 +2,7 @@
  * exit, and what a fork leaves behind. */
 #include "core.h"
 #include "../alloc/mem.h"
+#include "merino/internal/layer.h"
 
 #include "backoff.h"
 
@@ -40,6 +41,14 @@ int merino_worker_index(void) {
 }
 
 int merino_version(void) { return MERINO_VERSION; }
+
+/* CORE SEAM (omp, include/merino/internal/layer.h): the CPUs the process may use now (its
+ * affinity mask capped by its cgroup's quota), with or without a pool: omp_get_num_procs. */
+unsigned merino__cpu_budget(void) {
+    mrn_cpu_budget b;
+    mrn_read_cpu_budget(&b);
+    return mrn_cpu_budget_count(&b);
+}
 
 /* ---- fork ----------------------------------------------------------------------------------------- */
 

@@ -78,6 +78,13 @@ void mrn_budget_init(mrn_pool *p, const mrn_cpu_budget *budget) {
     __atomic_store_n(&p->budget_due, mrn_clock_ns() + MRN_BUDGET_POLL_NS, __ATOMIC_RELAXED);
 }
 
+/* Set when a layer binds the main thread to CPUs of its choice (OpenMP's thread 0 bound to a
+ * place): the budget then no longer follows the main thread's mask, which says nothing about the
+ * process's CPUs any more (its quota still counts). */
+static bool mrn_main_mask_bound;
+
+void merino__budget_main_bound(void) { __atomic_store_n(&mrn_main_mask_bound, true, __ATOMIC_RELAXED); } /* relaxed: a setting */
+
 /* Called by idle workers with the time: re-reads the budget when it is due (one worker at a time),
  * and wakes the parked workers when it grew. */
 void mrn_budget_poll(mrn_pool *p, uint64_t now) {
@@ -87,7 +94,9 @@ void mrn_budget_poll(mrn_pool *p, uint64_t now) {
     if (!__atomic_compare_exchange_n(&p->budget_due, &due, now + MRN_BUDGET_POLL_NS, false,
                                      __ATOMIC_RELAXED, __ATOMIC_RELAXED))
         return;
-    unsigned a = mrn_allowed_for(p, mrn_reread_cpu_budget(&p->budget));
+    /* relaxed: a setting, read once per period */
+    bool follow_main = !__atomic_load_n(&mrn_main_mask_bound, __ATOMIC_RELAXED);
+    unsigned a = mrn_allowed_for(p, mrn_reread_cpu_budget(&p->budget, follow_main));
     /* relaxed: a count; parked workers re-check it after the futex, which compares it itself */
     unsigned was = __atomic_exchange_n(&p->allowed, a, __ATOMIC_RELAXED);
     if (was < a) mrn_futex_wake(&p->allowed, INT_MAX);

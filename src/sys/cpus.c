@@ -150,13 +150,13 @@ void mrn_read_cpu_budget(mrn_cpu_budget *out) {
     if (sched_getaffinity(getpid(), sizeof out->main_mask, &out->main_mask) != 0) out->main_mask = out->cpus;
 }
 
-unsigned mrn_reread_cpu_budget(const mrn_cpu_budget *start) {
+unsigned mrn_reread_cpu_budget(const mrn_cpu_budget *start, bool follow_main) {
     mrn_cpu_budget now = *start;
     cpu_set_t main_now;
     /* The union of every thread's mask costs a file per thread: recount only when the main
      * thread's mask moved, which a change made to the whole process (taskset -a, a cpuset)
      * does. A main thread bound to fewer CPUs after start by the program itself narrows it too. */
-    if (sched_getaffinity(getpid(), sizeof main_now, &main_now) == 0 && !CPU_EQUAL(&main_now, &start->main_mask) &&
+    if (follow_main && sched_getaffinity(getpid(), sizeof main_now, &main_now) == 0 && !CPU_EQUAL(&main_now, &start->main_mask) &&
         CPU_COUNT(&main_now) > 0)
         now.ncpus = (unsigned)CPU_COUNT(&main_now);
     int q = start->quota_file[0] ? mrn_read_quota(start->quota_file, start->period_file) : 0;

@@ -4,6 +4,7 @@
 #include "sys.h"
 
 #include "merino.h"
+#include "merino/internal/layer.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -71,3 +72,8 @@ void mrn_fatal(const char *fmt, ...) {
     mrn_print(); /* the program ends here: say why where it can be seen, whatever the handler */
     abort();
 }
+
+/* CORE SEAM (omp, include/merino/internal/layer.h): the layers built apart report through the
+ * same channel (merino_last_error, the program's handler). */
+void merino__error(const char *message) { mrn_error("%s", message); }
+void merino__fatal(const char *message) { mrn_fatal("%s", message); }

@@ -97,8 +97,9 @@ void mrn_read_cpu_budget(mrn_cpu_budget *out);
 /* The usable CPUs now (see mrn_cpu_budget_count), cheaply, for a pool that follows its budget
  * while it runs: the quota file(s) found by mrn_read_cpu_budget read again (a file now missing,
  * unreadable or malformed: no quota), and the mask recounted from the main thread's when that
- * changed since (else the union read at start stands). Two or three system calls a file. */
-unsigned mrn_reread_cpu_budget(const mrn_cpu_budget *start);
+ * changed since (else the union read at start stands; always when !follow_main). Two or three
+ * system calls a file. */
+unsigned mrn_reread_cpu_budget(const mrn_cpu_budget *start, bool follow_main);
 /* The usable CPUs: the mask's count, capped by the quota. */
 static inline unsigned mrn_cpu_budget_count(const mrn_cpu_budget *b) {
     return b->quota && b->quota < b->ncpus ? b->quota : b->ncpus;

@@ -1,5 +1,6 @@
-/* merino/internal/layer.h — what merino's layers built as libraries of their own (merino_mpi) need
- * from the core: a work source that the idle loop polls, and the helping wait's step.
+/* merino/internal/layer.h — what merino's layers built as libraries of their own (merino_mpi,
+ * merino_omp) need from the core: a work source that the idle loop polls, the helping wait's step,
+ * the caller slot without hand-over, the CPU budget and the error channel.
  * INTERNAL: not API; it changes with every minor release (0.x), like the rest of merino/internal/.
  * Include <merino.h> first. */
 #ifndef MERINO_INTERNAL_LAYER_H
@@ -54,6 +55,27 @@ typedef struct merino__backoff {
 } merino__backoff;
 #define MERINO__BACKOFF_SLEEP 2
 MERINO_API int merino__backoff_wait(merino__backoff *b);
+
+/* Runs t (with wrap, as MERINO_RUN does) on this thread in the caller slot and returns 1 — or
+ * returns 0 at once, without running it, when the slot is taken, no pool runs, or this thread is
+ * a worker already. For a thread that must run its task itself (OpenMP's thread 0 of a region),
+ * where MERINO_RUN would hand the task over to a pool thread. */
+MERINO_API int merino__run_in_slot(merino__task *t, merino__wrap_fn wrap);
+
+/* The CPUs this process may use now: its affinity mask (the union of its threads' masks) capped
+ * by its cgroup's CPU quota; at least 1. Reads /proc and the cgroup files: not for hot paths. */
+MERINO_API unsigned merino__cpu_budget(void);
+
+/* The calling layer binds the main thread to CPUs of its own choosing (OpenMP's thread 0 bound to
+ * its place): from now on the pool's live budget no longer narrows to the main thread's mask
+ * (a cgroup quota still counts). Call before binding it. */
+MERINO_API void merino__budget_main_bound(void);
+
+/* Report one line "merino: <message>" as the core's errors are reported: kept for
+ * merino_last_error(), passed to the handler of merino_set_error_handler, else printed on stderr;
+ * merino__fatal prints it on stderr whatever the handler and aborts. */
+MERINO_API void merino__error(const char *message);
+MERINO_API __attribute__((noreturn, cold)) void merino__fatal(const char *message);
 
 #ifdef __cplusplus
 }
