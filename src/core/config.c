@@ -1,6 +1,6 @@
 /* config.c — the pool's settings from merino_config and the environment. Every rejected setting
  * gives one line naming the setting, the accepted range and how to fix it (src/sys/error.c). */
-#include "core.h"
+#include "core/core.h"
 
 #include <sys/resource.h>
 

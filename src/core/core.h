@@ -26,7 +26,7 @@
 #define MERINO__BUILDING 1 /* merino.h: the runtime reads its thread-local words with the builtin */
 #include "merino.h"
 
-#include "prof_hooks.h" /* the profiler's hooks: nothing in the default build */
+#include "core/prof_hooks.h" /* the profiler's hooks: nothing in the default build */
 
 #include <pthread.h>
 
@@ -197,16 +197,16 @@ void mrn_push_job(mrn_job *job);
 mrn_job *mrn_take_job(void);
 void mrn_run_job(mrn_worker *w, mrn_job *job, merino__task *top);
 
-/* enter.c: a region run in the caller slot wakes a sleeping worker (which passes the wake on when
- * it takes work: mrn_pass_wake) at the first work it makes available — its first spawn (a
+/* owner.c */
+
+/* A region run in the caller slot (enter.c) wakes a sleeping worker (which passes the wake on
+ * when it takes work: mrn_pass_wake) at the first work it makes available — its first spawn (a
  * slow one: the region starts in public mode), or a task object queued or run — not at its
  * entry, so that a region that makes none wakes no one. */
 void mrn_region_wake(mrn_worker *w);
 static inline void mrn_wake_if_due(mrn_worker *w) {
     if (MRN_UNLIKELY(w->wake_due)) mrn_region_wake(w);
 }
-
-/* owner.c */
 void mrn_enter_public(mrn_worker *w);
 /* Runs the oldest unjoined task of w's own stack at top (the owner as its own thief), making its
  * private tasks public first; false when it has none left to take. */

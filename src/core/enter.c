@@ -4,9 +4,9 @@
  * team and a oneTBB external thread takes a slot in its arena — while the pool threads steal
  * from it. Only when another thread holds the slot is the task handed to the pool threads, and
  * the caller waits for it. */
-#include "core.h"
+#include "core/core.h"
 
-#include "backoff.h"
+#include "core/backoff.h"
 #include "merino/internal/layer.h"
 
 #include <stdio.h>
@@ -97,15 +97,6 @@ static void mrn_run_in_slot(mrn_pool *p, mrn_worker *w, merino__task *t, merino_
     __atomic_store_n(&w->occupied, 0, __ATOMIC_RELAXED);
     merino__self = NULL;
     merino__next = NULL;
-}
-
-/* The first work of the region is published: wake a sleeper for it (it wakes the next when it
- * finds work: sleep.c). Sleepers that counted themselves before our take of the slot
- * (mrn_try_take_slot, seq_cst) are seen by mrn_wake_one's seq_cst load; those that count
- * themselves after it see the slot taken and do not sleep. */
-__attribute__((noinline)) void mrn_region_wake(mrn_worker *w) {
-    w->wake_due = false;
-    mrn_wake_one();
 }
 
 /* ---- handing over --------------------------------------------------------------------------------- */

@@ -1,6 +1,6 @@
 /* jobs.c — tasks handed to the pool by threads outside it that found the caller slot taken: a
  * Treiber stack of jobs, each on its submitter's C stack, taken whole with one exchange (no ABA). */
-#include "core.h"
+#include "core/core.h"
 
 void mrn_push_job(mrn_job *job) {
     mrn_pool *p = &mrn_the_pool;

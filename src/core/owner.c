@@ -2,9 +2,9 @@
  * request, public mode, the slow join (a public task, which a thief may have taken), waiting for a
  * thief by leapfrogging, and the errors of misuse. The inline fast paths are in
  * include/merino/internal/task_stack.h; the thief's side is thief.c. */
-#include "core.h"
+#include "core/core.h"
 
-#include "backoff.h"
+#include "core/backoff.h"
 
 static inline bool mrn_is_private(uintptr_t s) { return s >= MERINO__TASK_MIN && (s & 1); }
 
@@ -68,6 +68,15 @@ void merino__spawn_slow(merino__task *t, uintptr_t state) {
     /* release: a thief that reads TASK(wrap) must see the arguments just stored */
     __atomic_store_n(&t->state, state & ~(uintptr_t)1, __ATOMIC_RELEASE);
     mrn_wake_if_due(w); /* the region's first spawn: wake the sleepers to take it */
+}
+
+/* The first work of the region is published: wake a sleeper for it (it wakes the next when it
+ * finds work: sleep.c). Sleepers that counted themselves before our take of the slot
+ * (mrn_try_take_slot in enter.c, seq_cst) are seen by mrn_wake_one's seq_cst load; those that count
+ * themselves after it see the slot taken and do not sleep. */
+__attribute__((noinline)) void mrn_region_wake(mrn_worker *w) {
+    w->wake_due = false;
+    mrn_wake_one();
 }
 
 /* ---- the owner as its own thief (a helping wait) ------------------------------------------------- */

@@ -7,7 +7,7 @@
  * after a third thread, such as the one that called MERINO_RUN, ran there for a while — they can
  * stay stacked for milliseconds while the other CPU idles, and every task the yielding worker
  * could have stolen runs on the busy one instead (docs/architecture.md, "Where workers run"). */
-#include "core.h"
+#include "core/core.h"
 
 /* The CPU pool thread `index` binds to, or -1 when the pool does not bind its threads. The CPUs of
  * the mask are taken in order starting from the one the starting thread runs on, round robin:

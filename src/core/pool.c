@@ -1,10 +1,10 @@
 /* pool.c — starting and stopping the pool: merino_start, start on first use, merino_stop, stop at
  * exit, and what a fork leaves behind. */
-#include "core.h"
-#include "../alloc/mem.h"
+#include "core/core.h"
+#include "alloc/mem.h"
 #include "merino/internal/layer.h"
 
-#include "backoff.h"
+#include "core/backoff.h"
 
 #include <stdio.h>
 #include <stdlib.h>

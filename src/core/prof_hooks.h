@@ -3,8 +3,10 @@
  * that expands to nothing in the default build, as OpenCilk's sched_stats.h does: the default
  * library's code is what it was without them.
  *
- * Calls go from the core up to the profiler here, and only here: the profiler is a layer above
- * the core (it reads the worker records), and the core names its functions, never its data. */
+ * This is the profiler's link-time seam (docs/architecture.md): the core declares these functions,
+ * src/prof defines them, and only these (and those of src/graph/prof_hooks.h, src/loop/prof_hooks.h
+ * and merino/internal/prof.h) may be called up from a layer before prof; tests/test_layers.py reads
+ * the names from these headers. The core names the profiler's functions, never its data. */
 #ifndef MERINO_CORE_PROF_HOOKS_H
 #define MERINO_CORE_PROF_HOOKS_H
 

@@ -4,9 +4,9 @@
  * whether work is pending; whoever makes work available publishes it, then reads `sleepers` (all
  * seq_cst), so one of the two sees the other. The futex word is an epoch read before counting:
  * a wake between the check and the wait makes the wait return at once. */
-#include "core.h"
+#include "core/core.h"
 
-#include "backoff.h"
+#include "core/backoff.h"
 #include "merino/internal/layer.h"
 
 #include <limits.h>

@@ -3,7 +3,7 @@
  * (task objects, loop donations) append theirs with mrn_source_add; layers built as libraries of
  * their own (merino_mpi) with merino__source_add, through one source of the core that polls them.
  * Also the helping wait's step (mrn_help_one): one piece of work above a waiting task. */
-#include "core.h"
+#include "core/core.h"
 
 #include "merino/internal/layer.h"
 

@@ -1,7 +1,7 @@
 /* state.c — the pool and the per-thread words, which every file of the core reads. Data only. */
-#include "core.h"
+#include "core/core.h"
 
-#include "backoff.h"
+#include "core/backoff.h"
 
 MERINO_API __thread merino__worker *merino__self __attribute__((tls_model("initial-exec")));
 /* merino__next and merino__limit (with merino__split) start cache lines of their own: the owner

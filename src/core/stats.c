@@ -1,5 +1,5 @@
 /* stats.c — the counters summed over the workers. */
-#include "core.h"
+#include "core/core.h"
 
 /* Sums (or clears) the counters of a running pool. No lock: counted in `active` like a run from
  * outside, this read is one that merino_stop waits for before it frees the records — and from a

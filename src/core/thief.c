@@ -2,7 +2,7 @@
  * task, and the request that makes a victim publish private tasks. The owner's side is owner.c;
  * the protocol is described step by step in docs/architecture.md and modelled in
  * src/core/model/steal.pml. */
-#include "core.h"
+#include "core/core.h"
 
 static inline bool mrn_is_public(uintptr_t s) { return s >= MERINO__TASK_MIN && !(s & 1); }
 static inline bool mrn_is_private(uintptr_t s) { return s >= MERINO__TASK_MIN && (s & 1); }

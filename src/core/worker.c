@@ -1,9 +1,9 @@
 /* worker.c — a pool thread: it sets up its thread-local words, then loops over the work sources
  * (sources.c) until the pool stops, backing off (backoff.h) and sleeping (sleep.c) when there is
  * nothing to do, or when the process's CPU budget shrank below its index (sleep.c). */
-#include "core.h"
+#include "core/core.h"
 
-#include "backoff.h"
+#include "core/backoff.h"
 
 /* The calling thread's words for worker w, and their addresses for thieves (before `ready`). */
 static void mrn_bind_thread(mrn_worker *w) {

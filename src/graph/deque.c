@@ -19,7 +19,7 @@
  * written by the publish that makes the task public (the owner reads a private task's from its
  * header), read like the task, validated by the same CAS. The owner's fast paths (push, private pop, poll) are inline
  * in graph.h: every task object pays for them. */
-#include "graph.h"
+#include "graph/graph.h"
 
 merino_task *mrn_deque_pop_public(mrn_gworker *gw, int64_t b, int32_t above_depth) {
     /* b = bottom - 1 = split - 1: the newest task, if any, is public. A peek first: top read

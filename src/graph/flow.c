@@ -11,9 +11,9 @@
  * which then runs instead — and the others are queued public at once (a worker that ran dry takes
  * them without asking). A failure or a cancellation stops the release of successors, and cancels
  * the nodes made ready but not started. */
-#include "flow.h"
+#include "graph/flow.h"
 
-#include "../alloc/mem.h"
+#include "alloc/mem.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,7 +33,7 @@ merino_task_group *merino__graph_group(merino_graph *g) { return &g->group; }
 enum { MRN_G_IDLE, MRN_G_RUNNING, MRN_G_CHANGING };
 
 /* Takes g for a run or a change; returns MRN_G_IDLE, or what holds it (taking nothing). */
-static uint32_t mrn_claim(merino_graph *g, uint32_t as) {
+static uint32_t mrn_graph_claim(merino_graph *g, uint32_t as) {
     uint32_t was = MRN_G_IDLE;
     /* acquire: what the last run or change wrote (its release in mrn_unclaim) */
     __atomic_compare_exchange_n(&g->busy, &was, as, false, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED);
@@ -92,7 +92,7 @@ merino_graph *merino_graph_new(void) {
 
 void merino_graph_delete(merino_graph *g) {
     if (!g) return;
-    if (MRN_UNLIKELY(mrn_claim(g, MRN_G_CHANGING) != MRN_G_IDLE))
+    if (MRN_UNLIKELY(mrn_graph_claim(g, MRN_G_CHANGING) != MRN_G_IDLE))
         mrn_fatal("merino_graph_delete of a graph that is running or being changed: delete it after its "
                   "run (or the call changing it) has returned, never from one of its nodes");
     for (unsigned i = 0; i < g->n; i++) {
@@ -165,7 +165,7 @@ static merino_graph_node *mrn_node_new(merino_graph *g, const char *name, void (
 }
 
 merino_graph_node *merino_graph_node_new(merino_graph *g, const char *name, void (*fn)(void *), void *arg) {
-    uint32_t busy = mrn_claim(g, MRN_G_CHANGING);
+    uint32_t busy = mrn_graph_claim(g, MRN_G_CHANGING);
     if (MRN_UNLIKELY(busy != MRN_G_IDLE)) {
         char call[160];
         snprintf(call, sizeof call, "merino_graph_node_new(\"%s\")", name ? name : "(unnamed)");
@@ -206,7 +206,7 @@ int merino_graph_edge(merino_graph_node *from, merino_graph_node *to) {
                   from->name, to->name);
         return -1;
     }
-    uint32_t busy = mrn_claim(g, MRN_G_CHANGING);
+    uint32_t busy = mrn_graph_claim(g, MRN_G_CHANGING);
     if (MRN_UNLIKELY(busy != MRN_G_IDLE)) {
         char call[160];
         snprintf(call, sizeof call, "merino_graph_edge(\"%s\", \"%s\")", from->name, to->name);
@@ -348,7 +348,7 @@ static void mrn_graph_run_here(void *p) {
 
 /* Takes g for a run: 0; or -1, with the message, when it is taken or has a cycle. */
 static int mrn_run_begin(merino_graph *g) {
-    uint32_t busy = mrn_claim(g, MRN_G_RUNNING);
+    uint32_t busy = mrn_graph_claim(g, MRN_G_RUNNING);
     if (MRN_UNLIKELY(busy != MRN_G_IDLE)) return mrn_run_refused(g, busy);
     /* edges added unchecked (order.c): the whole graph checked once, before it runs */
     if (MRN_LIKELY(g->checked) || mrn_order_check(g, "merino_graph_run")) return 0;

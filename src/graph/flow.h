@@ -3,7 +3,7 @@
 #ifndef MERINO_GRAPH_FLOW_H
 #define MERINO_GRAPH_FLOW_H
 
-#include "graph.h"
+#include "graph/graph.h"
 
 /* Its own two cache lines: the first holds what a run reads and writes, so that a node's count,
  * written by the workers that run its predecessors, shares no line with another node. */
@@ -35,7 +35,7 @@ struct merino_graph {
     merino_graph_node **sources; /* while ready: the nodes with no predecessor */
     unsigned n, cap;             /* cap: of each of the three arrays */
     unsigned nsources;
-    uint32_t busy;               /* atomic: idle, running, or being changed (flow.c, mrn_claim) */
+    uint32_t busy;               /* atomic: idle, running, or being changed (flow.c, mrn_graph_claim) */
     bool ready;                  /* after a complete run, the graph unchanged since: every node's
                                     pending equals its npred again, and sources holds them */
     merino_graph_node *first, *last; /* the nodes in topological order while checked (order.c) */

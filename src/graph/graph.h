@@ -9,15 +9,15 @@
  *             work source the core's idle loop asks, and the core's steal hook (context frames)
  *   deque.c   each worker's split deque of ready task objects (owner LIFO and private, thieves
  *             FIFO from the public part); the owner's fast paths are inline below
- *   alloc.c   task objects from per-worker free lists, and each worker's graph state
- * All of them may call src/core and src/sys. */
+ *   storage.c task objects from per-worker free lists, and each worker's graph state
+ * All of them may call src/core, src/sys and the runtime's memory (alloc/mem.h). */
 #ifndef MERINO_GRAPH_INTERNAL_H
 #define MERINO_GRAPH_INTERNAL_H
 
 #define MERINO_GRAPH_NO_INLINE /* the library defines the functions the header's macros replace */
 #include "core/core.h"
 #include "merino_graph.h"
-#include "prof_hooks.h" /* the profiler's hooks: nothing in the default build */
+#include "graph/prof_hooks.h" /* the profiler's hooks: nothing in the default build */
 
 #include <stddef.h>
 
@@ -93,7 +93,7 @@ typedef struct mrn_gworker {
         merino_task *ctx;  /* atomic: its context: the running task object, or NULL */
     } frames[MRN_FRAMES];
 
-    /* Free lists (alloc.c): the owner's are fast.free_list; blocks freed by other threads come
+    /* Free lists (storage.c): the owner's are fast.free_list; blocks freed by other threads come
      * back through remote. */
     _Alignas(MRN_CACHE_LINE) merino_task *remote[MRN_NCLASSES]; /* atomic: Treiber stacks */
     unsigned index;
@@ -106,7 +106,7 @@ _Static_assert(offsetof(mrn_gworker, depth) == offsetof(mrn_gworker, slot) + siz
 _Static_assert(sizeof(((merino__gfast *)0)->free_list) / sizeof(merino_task *) == MRN_NCLASSES,
                "a free list per class");
 
-/* ---- alloc.c (fast paths inline: every task object pays for them) ---- */
+/* ---- storage.c (fast paths inline: every task object pays for them) ---- */
 
 extern mrn_gworker *mrn_gworkers[MERINO_MAX_WORKERS]; /* atomic elements: by worker index */
 
@@ -114,7 +114,10 @@ extern mrn_gworker *mrn_gworkers[MERINO_MAX_WORKERS]; /* atomic elements: by wor
 static inline mrn_gworker *mrn_gworker_at(unsigned i) {
     return __atomic_load_n(&mrn_gworkers[i], __ATOMIC_ACQUIRE); /* acquire: its initialization */
 }
-/* Makes the calling worker's graph state (NULL on a thread that is not a worker). */
+/* Makes worker w's graph state and publishes it in mrn_gworkers. */
+mrn_gworker *mrn_gworker_make(mrn_worker *w);
+/* task.c: makes the calling worker's graph state, after registering the layer's work source;
+ * NULL on a thread that is not a worker. */
 mrn_gworker *mrn_gworker_make_self(void);
 /* The calling thread's graph state, or NULL on a thread that is not a worker. */
 static inline mrn_gworker *mrn_gself(void) {

@@ -8,7 +8,7 @@
  * would have met first — and cancels the tasks with larger numbers only: a task before it may
  * still fail first. A group created inside a task is nested in that task's group at that task's
  * number, so cancelling (or a failure in) the outer group cancels it too (mrn_ctx_cancelled). */
-#include "graph.h"
+#include "graph/graph.h"
 
 #include <string.h>
 
@@ -173,6 +173,10 @@ void merino_task_group_cancel(merino_task_group *g) {
     /* relaxed: a flag, no data; the cancel that sets it counts it (mrn_flagged_groups, graph.h) */
     if (!__atomic_exchange_n(&g->merino__cancelled, 1, __ATOMIC_RELAXED))
         __atomic_fetch_add(&mrn_flagged_groups, 1, __ATOMIC_RELAXED); /* relaxed: see graph.h */
+}
+
+void merino_task_cancel(merino_task *t) {
+    if (t->merino__group) merino_task_group_cancel(t->merino__group);
 }
 
 int merino_task_group_is_canceling(const merino_task_group *g) {

@@ -28,7 +28,7 @@
  * sort, linear in its size), refusing to run it if it has a cycle, which the message names. A
  * graph that passes is in order and checked again. Building a graph thus costs O(n + m) steps,
  * plus the relabelling's O(log n) per node moved. */
-#include "flow.h"
+#include "graph/flow.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -27,7 +27,7 @@
  * (oldest first). Each nested wait on a C stack is then deeper than the one below it, so the C
  * stack holds at most one frame per level of task depth, however long the wait; and the tasks a
  * wait needs are deeper than it, so the deepest wait can always run or steal what it needs. */
-#include "graph.h"
+#include "graph/graph.h"
 
 #include "core/backoff.h"
 
@@ -211,6 +211,14 @@ static void mrn_graph_add_source(void) {
 }
 
 void mrn_graph_init(void) { pthread_once(&mrn_graph_once, mrn_graph_add_source); }
+
+/* A worker's first task object: the layer's work source, then the worker's state (storage.c). */
+__attribute__((noinline, cold)) mrn_gworker *mrn_gworker_make_self(void) {
+    mrn_worker *w = mrn_self();
+    if (!w) return NULL;
+    mrn_graph_init(); /* the work source, before the first task object can be queued */
+    return mrn_gworker_make(w);
+}
 
 /* ---- running ---------------------------------------------------------------------------------------- */
 
@@ -577,9 +585,6 @@ void merino_task_recycle_as_child_of(merino_task *self, merino_task *new_parent)
 
 void merino_task_recycle_as_continuation(merino_task *self) { merino__task_recycle_as_continuation(self); }
 
-void merino_task_cancel(merino_task *t) {
-    if (t->merino__group) merino_task_group_cancel(t->merino__group);
-}
 
 int merino_task_is_cancelled(const merino_task *t) {
     return mrn_ctx_cancelled(t->merino__group, t->merino__seq);

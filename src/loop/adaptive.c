@@ -8,7 +8,7 @@
  * Chunks start at L->chunk units and double while a chunk takes less than half of
  * MRN_LOOP_CHUNK_NS (halving when one takes more than twice that): short bodies get long
  * sub-ranges, long bodies still answer a request within about MRN_LOOP_CHUNK_NS. */
-#include "loop.h"
+#include "loop/loop.h"
 
 MERINO_VOID_TASK_4(mrn_adapt, mrn_loop *, L, uint64_t, a, uint64_t, b, void *, acc) {
     uint64_t grain = L->chunk, chunk = grain;

@@ -26,9 +26,9 @@
  * blocks the signal when its participant starts (a program that blocks every signal, say, for
  * sigwait) is never signalled: its participant answers requests by polling, as under idws-poll,
  * and nothing piles up in the thread's signal queue. */
-#include "loop.h"
+#include "loop/loop.h"
 
-#include "../alloc/mem.h"
+#include "alloc/mem.h"
 
 #include <errno.h>
 #include <pthread.h>

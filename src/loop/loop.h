@@ -24,7 +24,7 @@
 #include "core/core.h"
 
 #include "merino_loop.h"
-#include "prof_hooks.h" /* the profiler's hooks: nothing in the default build */
+#include "loop/prof_hooks.h" /* the profiler's hooks: nothing in the default build */
 
 #include <stddef.h>
 #include <string.h>

@@ -2,9 +2,9 @@
  * task run with MERINO_RUN: from outside the pool the caller joins the pool's work; on a worker it
  * is a plain call whose spawns other workers may take), the one-worker case, and the
  * deterministic leaves with their fixed combining tree. */
-#include "loop.h"
+#include "loop/loop.h"
 
-#include "../alloc/mem.h"
+#include "alloc/mem.h"
 
 #include <stdlib.h>
 

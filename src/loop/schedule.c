@@ -1,6 +1,6 @@
 /* schedule.c — schedules as text: merino_schedule_parse, the MERINO_SCHEDULE environment variable
  * (read once, at the first loop that uses the default schedule) and the schedules' names. */
-#include "loop.h"
+#include "loop/loop.h"
 
 #include <errno.h>
 #include <pthread.h>

@@ -9,9 +9,9 @@
  * Every atomic here is relaxed: the counters and ranges only decide which participant runs which
  * units (each read-modify-write hands out disjoint units); no data rides on them. The bodies'
  * writes reach the caller through the joins of the participant tasks. */
-#include "loop.h"
+#include "loop/loop.h"
 
-#include "../alloc/mem.h"
+#include "alloc/mem.h"
 
 #include <stdlib.h>
 

@@ -13,9 +13,9 @@
  * last participant has returned, so no thread reads a freed record. A participant returns only once
  * the signals sent to it have been delivered (idws.c), so none lands in the code a thread runs after
  * the loop. */
-#include "loop.h"
+#include "loop/loop.h"
 
-#include "../alloc/mem.h"
+#include "alloc/mem.h"
 
 #include <stdlib.h>
 

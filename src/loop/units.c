@@ -1,6 +1,6 @@
 /* units.c — running units of a loop: a sub-range of indices, or whole deterministic leaves, each
  * leaf into its own partial. Every schedule ends here. */
-#include "loop.h"
+#include "loop/loop.h"
 
 /* The indices of offsets [a, b): begin + a (two's complement wrap-around, as GCC and Clang define
  * the conversion). */

@@ -1,15 +1,11 @@
-/* init.c — merino_mpi's start: the check of the thread level MPI granted, the settings, the lock
- * that serializes MPI calls under MPI_THREAD_SERIALIZED, and messages. */
-#include "mpi_layer.h"
+/* init.c — merino_mpi's start: the check of the thread level MPI granted, and the settings. */
+#include "mpi/mpi_layer.h"
 
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 
-mrn_mpi_settings mrn_mpi = {-1, false, MRN_MPI_POLL_US_DEFAULT};
-
-static pthread_mutex_t mrn_mpi_mutex = PTHREAD_MUTEX_INITIALIZER;
 static pthread_once_t mrn_mpi_once = PTHREAD_ONCE_INIT;
 static int mrn_mpi_init_rc = MPI_SUCCESS; /* written in the once routine, read after it */
 static char mrn_mpi_init_msg[640];
@@ -93,31 +89,3 @@ void mrn_mpi_require(void) {
     if (MRN_MPI_LIKELY(mrn_mpi_init_rc == MPI_SUCCESS)) return;
     mrn_mpi_fatal("%s", mrn_mpi_init_msg);
 }
-
-void mrn_mpi_fatal(const char *fmt, ...) {
-    va_list ap;
-    va_start(ap, fmt);
-    fputs("merino_mpi: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
-    va_end(ap);
-    fflush(stderr);
-    int initialized = 0, finalized = 0;
-    MPI_Initialized(&initialized);
-    MPI_Finalized(&finalized);
-    if (initialized && !finalized) MPI_Abort(MPI_COMM_WORLD, 1); /* the whole job, not one rank */
-    abort();
-}
-
-/* ---- the MPI lock ---------------------------------------------------------------------------------- */
-
-void merino_mpi_lock(void) { pthread_mutex_lock(&mrn_mpi_mutex); }
-void merino_mpi_unlock(void) { pthread_mutex_unlock(&mrn_mpi_mutex); }
-
-void mrn_mpi_call_begin(void) {
-    if (mrn_mpi.serialized) pthread_mutex_lock(&mrn_mpi_mutex);
-}
-void mrn_mpi_call_end(void) {
-    if (mrn_mpi.serialized) pthread_mutex_unlock(&mrn_mpi_mutex);
-}
-bool mrn_mpi_call_try(void) { return !mrn_mpi.serialized || pthread_mutex_trylock(&mrn_mpi_mutex) == 0; }

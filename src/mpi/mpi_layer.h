@@ -4,8 +4,9 @@
  * Files, each calling only files further down this list (and libmerino's exported internals,
  * merino/internal/layer.h — this library is linked against libmerino, so it cannot call mrn_*):
  *   wait.c      merino_mpi_wait / merino_mpi_waitall: the helping wait
+ *   init.c      the thread-level check and the settings (merino_mpi_init)
  *   requests.c  the requests being waited for: testing them, and polling them (the work source)
- *   init.c      the thread-level check, the settings, the MPI lock, messages */
+ *   calls.c     the settings MPI is called with, the MPI lock, the fatal error */
 #ifndef MERINO_MPI_LAYER_H
 #define MERINO_MPI_LAYER_H
 
@@ -21,7 +22,7 @@
 #define MRN_MPI_LIKELY(x) __builtin_expect(!!(x), 1)
 #define MRN_MPI_UNLIKELY(x) __builtin_expect(!!(x), 0)
 
-/* ---- init.c ---- */
+/* ---- calls.c ---- */
 
 /* Poll interval bounds (MERINO_MPI_POLL_US): the longest sleep of a waiting worker with nothing
  * else to do. 500 us: a wake-up costs far more CPU than the test it makes, so a waiting rank uses a
@@ -38,14 +39,17 @@ typedef struct mrn_mpi_settings {
 
 extern mrn_mpi_settings mrn_mpi; /* written once by merino_mpi_init (pthread_once), then read */
 
-/* merino_mpi_init, aborting the job with its message when it fails (the waits call this). */
-void mrn_mpi_require(void);
 /* The MPI lock: taken around MPI calls under SERIALIZED only (these do nothing under MULTIPLE). */
 void mrn_mpi_call_begin(void);
 void mrn_mpi_call_end(void);
 bool mrn_mpi_call_try(void);
 /* Prints "merino_mpi: <message>" on stderr and aborts every rank (MPI_Abort). */
 __attribute__((noreturn, cold, format(printf, 1, 2))) void mrn_mpi_fatal(const char *fmt, ...);
+
+/* ---- init.c ---- */
+
+/* merino_mpi_init, aborting the job with its message when it fails (the waits call this). */
+void mrn_mpi_require(void);
 
 /* ---- requests.c ---- */
 

@@ -8,7 +8,7 @@
  * as they were: a status copied from elsewhere would not be the one MPI_Waitall leaves). A wait's
  * requests are tested in order, up to the first one still pending: one MPI_Test, and so one turn of
  * the MPI's progress engine, per pending wait and poll. */
-#include "mpi_layer.h"
+#include "mpi/mpi_layer.h"
 
 #include <pthread.h>
 

@@ -3,7 +3,7 @@
  * other work (merino__help_one: the oldest task of this worker's own stack, else the core's
  * sources); with nothing to run it backs off like every wait in merino (spin, yield), then sleeps
  * for growing intervals up to MERINO_MPI_POLL_US. Outside the pool: MPI_Wait / MPI_Waitall. */
-#include "mpi_layer.h"
+#include "mpi/mpi_layer.h"
 
 #include <time.h>
 

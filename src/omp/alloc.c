@@ -5,7 +5,7 @@
  * allocator_fb with fb_data) — and the others (sync_hint, access, pinned, partition) are
  * accepted and change nothing. Each block carries a header before it: its start, its size and
  * its allocator, so that omp_free and omp_realloc need only the pointer. */
-#include "omp_layer.h"
+#include "omp/omp_layer.h"
 
 #include "merino_alloc.h"
 

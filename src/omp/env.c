@@ -5,7 +5,7 @@
  * OMP_DISPLAY_AFFINITY, OMP_ALLOCATOR — read once, into the initial task's ICVs. A malformed
  * value gets one line naming the variable, what it accepts and the value used instead (the
  * default), as libgomp ignores it; MERINO_* settings keep their meaning (the pool, thread.c). */
-#include "omp_layer.h"
+#include "omp/omp_layer.h"
 
 #include <ctype.h>
 #include <errno.h>

@@ -1,7 +1,7 @@
 /* fortran.c — the Fortran entry points of the omp_* library (gfortran's omp_lib: arguments by
  * reference, 4-byte integers, and _8_ forms taking 8-byte integers). The lock routines are in
  * gomp_sync.c (they carry symbol versions). */
-#include "omp_layer.h"
+#include "omp/omp_layer.h"
 
 #include <limits.h>
 #include <stdio.h>

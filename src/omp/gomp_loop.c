@@ -4,7 +4,7 @@
  * down, in 64-bit wrapping arithmetic (which is the signed result for long loops). The chunk
  * [lo, hi) goes back as istart = value(lo) and iend = value(hi), or the loop's own end bound for
  * the last chunk (so that no value is computed past it). */
-#include "omp_layer.h"
+#include "omp/omp_layer.h"
 
 
 /* libgomp's encoding of a schedule in GOMP_loop_start and GOMP_loop_doacross_start. */

@@ -6,7 +6,7 @@
  * so the chunk of outer iteration i is i / cs. A chunk runs in order on one thread, so one word
  * per chunk says how far it got: the flat index (all dimensions) of its last posted iteration,
  * plus one. Waiting for iteration v is waiting until its chunk's word passes flat(v). */
-#include "omp_layer.h"
+#include "omp/omp_layer.h"
 
 #include <stdarg.h>
 #include <stdlib.h>

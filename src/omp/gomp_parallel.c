@@ -1,7 +1,7 @@
 /* gomp_parallel.c — the ABI of parallel regions, barriers and cancellation: GOMP_parallel (and
  * the pre-4.9 GOMP_parallel_start / _end pair), GOMP_parallel_reductions, GOMP_barrier,
  * GOMP_cancel, GOMP_cancellation_point. */
-#include "omp_layer.h"
+#include "omp/omp_layer.h"
 
 MO_ABI void GOMP_parallel(void (*fn)(void *), void *data, unsigned num_threads, unsigned flags) {
     mo_parallel(fn, data, num_threads, flags, NULL, NULL, NULL);

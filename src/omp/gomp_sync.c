@@ -6,7 +6,7 @@
  * yields, then sleeps on the word (merino's idle policy, backoff through the core). A critical
  * section or a lock is not a task scheduling point: a waiting thread runs no task. A nested lock
  * is owned by a task (OpenMP 3.0): its owner is the task's context. */
-#include "omp_layer.h"
+#include "omp/omp_layer.h"
 
 #include <limits.h>
 #include <stdlib.h>

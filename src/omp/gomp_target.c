@@ -4,7 +4,7 @@
  * device's); the host teams construct runs its teams one after another on the encountering
  * thread (libgomp does the same); the device memory routines work on the initial device (host
  * memory) and report the others as absent. */
-#include "omp_layer.h"
+#include "omp/omp_layer.h"
 
 #include <errno.h>
 #include <limits.h>

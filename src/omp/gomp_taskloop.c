@@ -2,7 +2,7 @@
  * a program sees the same number of tasks and the same ranges), each a task like GOMP_task's
  * with its first and last iteration written into the first two words of its data; an implicit
  * taskgroup around them unless nogroup, holding the taskloop's reductions. */
-#include "omp_layer.h"
+#include "omp/omp_layer.h"
 
 #include <string.h>
 

@@ -1,7 +1,7 @@
 /* gomp_work.c — `sections`, `single` (with copyprivate), `scope`, and the combined
  * `parallel sections`: worksharing constructs on the work-share ring (work.c). Sections are a
  * dynamic loop over the section numbers (1-based, 0: none left), handed out one at a time. */
-#include "omp_layer.h"
+#include "omp/omp_layer.h"
 
 #include <stdint.h>
 

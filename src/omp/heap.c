@@ -17,7 +17,7 @@
  * in; depend objects after them). mutexinoutset is handled as inout: a stricter order than
  * OpenMP asks, which is allowed. A task depends on each earlier sibling that writes an address it
  * names (the last writer, or the readers since when it writes). */
-#include "omp_layer.h"
+#include "omp/omp_layer.h"
 
 #include <limits.h>
 #include <stdlib.h>

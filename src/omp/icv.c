@@ -3,7 +3,7 @@
  * share); levels and ancestors come from the chain of teams; places are the CPUs of the
  * process's affinity mask, one place each, and a thread's place is its CPU when merino bound it
  * to one (pool threads are, unless MERINO_PIN=off or there are more workers than CPUs). */
-#include "omp_layer.h"
+#include "omp/omp_layer.h"
 
 #include <limits.h>
 #include <stdlib.h>

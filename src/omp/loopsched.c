@@ -15,7 +15,7 @@
  * Ordered loops pass a turn from chunk to chunk in iteration order: a chunk's ordered regions
  * run when the turn has reached its first iteration, and the turn moves to the chunk's end when
  * its thread asks for the next chunk (or ends the loop). */
-#include "omp_layer.h"
+#include "omp/omp_layer.h"
 
 #include <stdlib.h>
 

@@ -1,6 +1,6 @@
 /* misc.c — the `error` directive (GOMP_error, GOMP_warning) and the thread affinity display
  * (omp_display_affinity, omp_capture_affinity, OMP_AFFINITY_FORMAT's fields). */
-#include "omp_layer.h"
+#include "omp/omp_layer.h"
 
 #include <pthread.h>
 #include <sched.h>

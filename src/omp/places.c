@@ -11,7 +11,7 @@
  * thread 0's), spread (spread over the places), true (as close). Thread 0 is bound first if it
  * is not yet on a place (to the first); a pool thread is bound for its role and gets merino's
  * placement back after it. */
-#include "omp_layer.h"
+#include "omp/omp_layer.h"
 
 #include <ctype.h>
 #include <limits.h>

@@ -13,7 +13,7 @@
  * taskgroup with reductions are never given to threads outside it (heap.c), and
  * GOMP_task_reduction_remap maps a reduction to the executing thread's block by its thread
  * number. */
-#include "omp_layer.h"
+#include "omp/omp_layer.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -7,7 +7,7 @@
  * parent joins it last-in-first-out at a taskwait, at the end of a taskgroup or at its own end.
  * Every task joins its children before it completes, so a task's live children are exactly the
  * descriptors above its frame, and a barrier needs each thread to join only its own. */
-#include "omp_layer.h"
+#include "omp/omp_layer.h"
 
 #include <string.h>
 

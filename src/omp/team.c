@@ -3,7 +3,7 @@
  * is the encountering thread, in merino's caller slot when it is outside the pool; threads 1..N-1
  * are offered to pool threads, or played by spares), each thread's implicit task, and the end of
  * the region. docs/openmp.md, "(a) Assembling a team". */
-#include "omp_layer.h"
+#include "omp/omp_layer.h"
 
 #include <limits.h>
 #include <stdio.h>

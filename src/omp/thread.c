@@ -2,7 +2,7 @@
  * sized from the OpenMP environment), the mailboxes through which pool threads are given team
  * roles (polled by the layer's work source from their idle loop), the spare threads that play
  * roles no worker can take, and the small OS helpers (futex, clock, errors). */
-#include "omp_layer.h"
+#include "omp/omp_layer.h"
 
 #include <errno.h>
 #include <limits.h>

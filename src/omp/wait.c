@@ -4,7 +4,7 @@
  * there are some (a barrier completes every task of the team, and idle threads should run them),
  * spins, yields, then sleeps on a futex; and every wait gives roles that their worker has not
  * started in time to spare threads, so that a team's progress never depends on a busy worker. */
-#include "omp_layer.h"
+#include "omp/omp_layer.h"
 
 #include <limits.h>
 #include <time.h>

@@ -9,7 +9,7 @@
  *   claimed    s + 1 once a thread claimed construct s (the CAS that elects the one to set up)
  *   ready      s + 1 once construct s is set up
  * A team of one thread has a single slot, set up again by each construct. */
-#include "omp_layer.h"
+#include "omp/omp_layer.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,7 +1,7 @@
 /* hooks.c — the profiler's side of the core's hooks (src/core/prof_hooks.h): the strands of work
  * and span (the inline half is include/merino/internal/prof.h), the CPU-time categories of each
  * worker, the counters the core does not keep, and the root tasks that make up the program. */
-#include "prof.h"
+#include "prof/prof.h"
 
 #include <fcntl.h>
 #include <stdio.h>
@@ -161,28 +161,11 @@ unsigned mrn_prof_app(void) { return mrn_pt.la ? MERINO_PROF_APP_LEAPFROG : MERI
 
 /* In the child of a fork only the forking thread exists (the core forgets its pool, pool.c): the
  * lock may have been held by a thread that is gone, and no root task runs. */
-static void mrn_prof_after_fork_in_child(void) {
+void mrn_prof_after_fork_in_child(void) {
     pthread_mutex_t unlocked = PTHREAD_MUTEX_INITIALIZER;
     mrn_prof.lock = unlocked;
     mrn_prof.in_flight = 0;
     for (unsigned i = 0; i < MERINO_MAX_WORKERS; i++) mrn_prof.recs[i] = NULL; /* leaked with the pool */
-}
-
-int mrn_prof_start(void) {
-    const char *spec = getenv("MERINO_REPORT");
-    if (spec && mrn_prof_check_spec(spec) != 0) return -1;
-    pthread_mutex_lock(&mrn_prof.lock);
-    free(mrn_prof.report);
-    mrn_prof.report = spec && *spec && strcmp(spec, "0") != 0 ? strdup(spec) : NULL;
-    bool first = !mrn_prof.atexit_done;
-    mrn_prof.atexit_done = true;
-    pthread_mutex_unlock(&mrn_prof.lock);
-    /* After the core's stop at exit was registered (pool.c, before this): runs before it. */
-    if (first) {
-        atexit(mrn_prof_at_exit);
-        pthread_atfork(NULL, NULL, mrn_prof_after_fork_in_child);
-    }
-    return 0;
 }
 
 int mrn_prof_worker_new(mrn_worker *w, size_t stack_tasks) {

@@ -1,7 +1,8 @@
 /* prof.h — internal declarations of the profiler (src/prof), built into libmerino_prof only.
  *
  * Files, each calling only files further down this list (and src/core, src/sys):
- *   report.c   merino_prof_get, the readable report and the CSV file (MERINO_REPORT), at exit
+ *   report.c   merino_prof_get, the readable report and the CSV file (MERINO_REPORT), at exit;
+ *              the settings at pool start (mrn_prof_start)
  *   tasks.c    what the graph's and the loop's hooks do (src/graph/prof_hooks.h,
  *              src/loop/prof_hooks.h): task objects, group and graph waits, graph nodes, loop chunks
  *   hooks.c    what the core's hooks (src/core/prof_hooks.h) do: strands, time categories,
@@ -77,9 +78,6 @@ void mrn_delay_sync(void);              /* a fresh strand starts: run delay so f
 double mrn_prof_seconds(uint64_t ticks);
 uint64_t mrn_prof_cpu_ns(void);
 void mrn_prof_collect(merino_prof_report *out, int only); /* only: a worker index, or -1 for all */
-
-/* report.c */
-int mrn_prof_check_spec(const char *spec);
-void mrn_prof_at_exit(void);
+void mrn_prof_after_fork_in_child(void); /* the child of a fork forgets the pool's records */
 
 #endif

@@ -1,7 +1,7 @@
 /* report.c — what the profiler tells: merino_prof_get, and the report MERINO_REPORT asks for at exit
  * (or merino_prof_write now): "1" a readable report on stderr, "csv:FILE" Cilkscale's CSV columns
  * with the processors the program got (P_A) and the model's T_P beside the measured one. */
-#include "prof.h"
+#include "prof/prof.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -39,7 +39,7 @@ int merino_prof_get_worker(unsigned index, merino_prof_report *out) {
 /* ---- MERINO_REPORT -------------------------------------------------------------------------------- */
 
 /* "" and "0": no report; "1": readable on stderr; "csv:FILE" with a non-empty FILE. */
-int mrn_prof_check_spec(const char *spec) {
+static int mrn_prof_check_spec(const char *spec) {
     if (!*spec || !strcmp(spec, "0") || !strcmp(spec, "1")) return 0;
     if (!strncmp(spec, "csv:", 4) && spec[4]) return 0;
     mrn_error("MERINO_REPORT='%s' is not understood: use MERINO_REPORT=1 for a readable report on "
@@ -171,7 +171,7 @@ int merino_prof_write(const char *spec) {
 
 /* At exit (registered after the core's stop at exit, so it runs first): stop a pool still running
  * — its figures are folded then — unless exit was called from a task; then report. */
-void mrn_prof_at_exit(void) {
+static void mrn_prof_at_exit(void) {
     pthread_mutex_lock(&mrn_prof.lock);
     char *spec = mrn_prof.report;
     mrn_prof.report = NULL;
@@ -184,4 +184,23 @@ void mrn_prof_at_exit(void) {
     }
     (void)merino_prof_write(spec);
     free(spec);
+}
+
+/* ---- at pool start: the settings ------------------------------------------------------------------ */
+
+int mrn_prof_start(void) {
+    const char *spec = getenv("MERINO_REPORT");
+    if (spec && mrn_prof_check_spec(spec) != 0) return -1;
+    pthread_mutex_lock(&mrn_prof.lock);
+    free(mrn_prof.report);
+    mrn_prof.report = spec && *spec && strcmp(spec, "0") != 0 ? strdup(spec) : NULL;
+    bool first = !mrn_prof.atexit_done;
+    mrn_prof.atexit_done = true;
+    pthread_mutex_unlock(&mrn_prof.lock);
+    /* After the core's stop at exit was registered (pool.c, before this): runs before it. */
+    if (first) {
+        atexit(mrn_prof_at_exit);
+        pthread_atfork(NULL, NULL, mrn_prof_after_fork_in_child);
+    }
+    return 0;
 }

@@ -19,7 +19,7 @@
  * goes to the work, its end to the context's pend (merino/internal/prof.h), and the path goes on
  * from where it was before the chunk; the loop's end (or the end of a task that ran chunks) takes
  * the furthest chunk end into its span. */
-#include "prof.h"
+#include "prof/prof.h"
 
 #include "graph/graph.h"
 #include "loop/loop.h"

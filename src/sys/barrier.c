@@ -3,7 +3,7 @@
  * barrier, so that the frequent side needs only a compiler barrier (membarrier(2),
  * MEMBARRIER_CMD_PRIVATE_EXPEDITED). Where the kernel refuses it, mrn_have_barrier_all() says so
  * and the frequent side fences itself. */
-#include "sys.h"
+#include "sys/sys.h"
 
 #include <linux/membarrier.h>
 #include <pthread.h>

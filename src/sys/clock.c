@@ -1,5 +1,5 @@
 /* clock.c — monotonic time. */
-#include "sys.h"
+#include "sys/sys.h"
 
 #include <time.h>
 

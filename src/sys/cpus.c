@@ -1,5 +1,5 @@
 /* cpus.c — the CPUs this process may use: its affinity mask and its cgroup's CPU quota. */
-#include "sys.h"
+#include "sys/sys.h"
 
 #include <dirent.h>
 #include <fcntl.h>

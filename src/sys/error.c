@@ -1,10 +1,8 @@
 /* error.c — merino's error reporting: one line per error, "merino: <what> ... <how to fix it>",
- * kept per thread for merino_last_error(), and printed on stderr or passed to the program's
- * handler (merino_set_error_handler). Cold code only. */
-#include "sys.h"
-
-#include "merino.h"
-#include "merino/internal/layer.h"
+ * kept per thread (mrn_error_text), and printed on stderr or passed to the handler set with
+ * mrn_error_set_handler. The public API over it (merino_last_error, merino_set_error_handler) is
+ * the core's, src/core/errors.c. Cold code only. */
+#include "sys/sys.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -16,12 +14,12 @@ static __thread bool mrn_quiet;
 
 /* The program's handler; read and written under the lock (errors are rare). */
 static pthread_mutex_t mrn_handler_lock = PTHREAD_MUTEX_INITIALIZER;
-static merino_error_fn *mrn_handler;
+static mrn_error_fn *mrn_handler;
 static void *mrn_handler_arg;
 
-const char *merino_last_error(void) { return mrn_last_error_text; }
+const char *mrn_error_text(void) { return mrn_last_error_text; }
 
-void merino_set_error_handler(merino_error_fn *fn, void *arg) {
+void mrn_error_set_handler(mrn_error_fn *fn, void *arg) {
     pthread_mutex_lock(&mrn_handler_lock);
     mrn_handler = fn;
     mrn_handler_arg = arg;
@@ -48,7 +46,7 @@ static void mrn_verror(const char *fmt, va_list ap) {
     mrn_format(fmt, ap);
     if (mrn_quiet) return;
     pthread_mutex_lock(&mrn_handler_lock);
-    merino_error_fn *fn = mrn_handler;
+    mrn_error_fn *fn = mrn_handler;
     void *arg = mrn_handler_arg;
     pthread_mutex_unlock(&mrn_handler_lock);
     if (fn)
@@ -72,8 +70,3 @@ void mrn_fatal(const char *fmt, ...) {
     mrn_print(); /* the program ends here: say why where it can be seen, whatever the handler */
     abort();
 }
-
-/* CORE SEAM (omp, include/merino/internal/layer.h): the layers built apart report through the
- * same channel (merino_last_error, the program's handler). */
-void merino__error(const char *message) { mrn_error("%s", message); }
-void merino__fatal(const char *message) { mrn_fatal("%s", message); }

@@ -1,6 +1,6 @@
 /* futex.c — sleeping on a 32-bit word until another thread changes it (Linux futexes, private to
  * the process). */
-#include "sys.h"
+#include "sys/sys.h"
 
 #include <linux/futex.h>
 #include <sys/syscall.h>

@@ -1,7 +1,7 @@
 /* lock.c — the futex lock of lock.h. */
-#include "lock.h"
+#include "sys/lock.h"
 
-#include "sys.h"
+#include "sys/sys.h"
 
 void mrn_lock_acquire(mrn_lock *l) {
     uint32_t expect = 0;

@@ -1,6 +1,6 @@
 /* say.c — messages written straight to stderr with write(2): no allocation, no stdio, no
  * handler, so that code which must not allocate (the allocator) can report. */
-#include "sys.h"
+#include "sys/sys.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -8,7 +8,7 @@
  * write(2) and ended with abort(). Any other fault goes to the handler that was there before us,
  * or, if that was the default action, the default action is put back and the fault happens again:
  * other crashes stay crashes. */
-#include "sys.h"
+#include "sys/sys.h"
 
 #include <errno.h>
 #include <pthread.h>

@@ -50,14 +50,20 @@ uint64_t mrn_clock_coarse_ms(void);
 
 /* ---- errors ------------------------------------------------------------------------------------- */
 
-/* Reports one line, "merino: <message>": kept for merino_last_error() (per thread), passed to the
- * handler set with merino_set_error_handler, else printed on stderr — unless the calling thread is
+/* Reports one line, "merino: <message>": kept for mrn_error_text() (per thread), passed to the
+ * handler set with mrn_error_set_handler, else printed on stderr — unless the calling thread is
  * quiet (mrn_error_quiet). */
 void mrn_error(const char *fmt, ...) __attribute__((format(printf, 1, 2), cold));
 /* Reports like mrn_error, always on stderr too, and aborts: for misuse the program cannot go on
  * from (a task stack overflow, a join with no spawn). */
 __attribute__((noreturn, cold, format(printf, 1, 2))) void mrn_fatal(const char *fmt, ...);
-/* While set, this thread's errors are kept for merino_last_error() but neither printed nor passed
+/* The handler of errors (merino_error_fn of merino.h: the core's errors.c passes it through). */
+typedef void mrn_error_fn(const char *message, void *arg);
+/* Sets the handler (NULL: print on stderr); safe from any thread. */
+void mrn_error_set_handler(mrn_error_fn *fn, void *arg);
+/* The message of the last error reported on this thread, or "" if none. */
+const char *mrn_error_text(void);
+/* While set, this thread's errors are kept for mrn_error_text() but neither printed nor passed
  * to the handler: for callers that report them their own way (the C++ runtime throws). Returns
  * the previous setting. */
 bool mrn_error_quiet(bool quiet);

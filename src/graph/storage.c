@@ -1,4 +1,4 @@
-/* alloc.c — task objects from per-worker free lists, and each worker's graph state.
+/* storage.c — task objects from per-worker free lists, and each worker's graph state.
  *
  * A worker allocates from its own free list of the task's size class, with no atomic. A block
  * freed by its owner goes back on that list; one freed by any other thread goes on the owner's
@@ -6,9 +6,9 @@
  * ABA), which the owner takes when its own list is empty. Only when both are empty does it ask
  * merino's allocator (src/alloc/mem.h) for a chunk of blocks; blocks are never given back, so in
  * steady state a task costs no allocation (tests/test_graph_memory.c counts them). */
-#include "graph.h"
+#include "graph/graph.h"
 
-#include "../alloc/mem.h"
+#include "alloc/mem.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -24,7 +24,7 @@ static unsigned mrn_class_of(size_t data_bytes) {
     return MRN_CLASS_MALLOC;
 }
 
-static mrn_gworker *mrn_gworker_make(mrn_worker *w) {
+mrn_gworker *mrn_gworker_make(mrn_worker *w) {
     mrn_gworker *gw = mrn_mem_alloc(MRN_CACHE_LINE, sizeof *gw);
     if (!gw)
         mrn_fatal("out of memory for worker %u's task-object deque (%zu bytes): lower "
@@ -34,16 +34,10 @@ static mrn_gworker *mrn_gworker_make(mrn_worker *w) {
     gw->index = w->index;
     gw->own_tag = (uint32_t)w->index << 16;
     gw->fast.want = &gw->want;
-    mrn_graph_init();
     /* release: the state is initialized before thieves find it; only this index's occupant makes
      * it, and occupants follow one another with release/acquire (enter.c) */
     __atomic_store_n(&mrn_gworkers[w->index], gw, __ATOMIC_RELEASE);
     return gw;
-}
-
-__attribute__((noinline, cold)) mrn_gworker *mrn_gworker_make_self(void) {
-    mrn_worker *w = mrn_self();
-    return w ? mrn_gworker_make(w) : NULL;
 }
 
 /* ---- allocation ------------------------------------------------------------------------------------ */
