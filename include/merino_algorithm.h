@@ -33,6 +33,56 @@ extern "C" {
  *  program with a message. */
 MERINO_API void merino_sort(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *));
 
+/* ---- scans ---------------------------------------------------------------------------------------- */
+
+/** A scan (prefix sum) over the indices [begin, end): running sums of `size` bytes (at most
+ *  MERINO_SCAN_MAX_SIZE; they live on the workers' C stacks, 16-byte aligned), a body that folds a
+ *  sub-range into a running sum, and an associative combine. The body is oneTBB's scan body:
+ *
+ *    body(lo, hi, sum, final, ctx): sum = sum (+) x[lo] (+) ... (+) x[hi - 1]. With final nonzero,
+ *      *sum holds, on entry, the fold of every index before lo (the identity when lo is begin), and
+ *      the body also writes the outputs of [lo, hi) (out[i] = the fold up to i, or before i for an
+ *      exclusive scan). With final zero (a pre-scan, from the identity) it writes nothing.
+ *    combine(left, right, ctx): left = left (+) right, where right's indices follow left's.
+ *
+ *  Each index is folded into a final sum exactly once, in one final call, and at most once more in a
+ *  pre-scan. Each running sum starts as a copy of identity, or is made by init when given; destroy,
+ *  when given, ends one (for sums that own memory; the C++ interface uses both). combine(a,
+ *  identity) must leave a unchanged. */
+typedef struct merino_scanner {
+    size_t size;
+    const void *identity; /* size bytes; may be NULL when init is given */
+    void (*body)(int64_t lo, int64_t hi, void *sum, int final, void *ctx);
+    void (*combine)(void *left, const void *right, void *ctx);
+    void (*init)(void *sum, void *ctx);    /* optional: makes an identity sum in sum */
+    void (*destroy)(void *sum, void *ctx); /* optional: ends a sum */
+} merino_scanner;
+
+#define MERINO_SCAN_MAX_SIZE 1024
+
+/** Options of one scan. Zero-initialize it and set what you need (or pass NULL). */
+typedef struct merino_scan_opts {
+    /** Indices per chunk: the unit of work a worker takes, and of the body's calls. 0: 16384. Make a
+     *  chunk's data fit well within a core's L2 cache: with two workers each chunk is read twice, the
+     *  second time from the cache. Must be >= 0. */
+    int64_t chunk;
+    /** Optional early exit, as merino_for_opts.stop: once *stop is nonzero, chunks not begun are
+     *  skipped (their outputs are not written) and the scan returns as soon as the running ones
+     *  have returned; *total is then unspecified. NULL: the scan always runs to the end. */
+    const int *stop;
+} merino_scan_opts;
+
+/** Scans [begin, end) with s: the final body writes every output, and *total (size bytes, which
+ *  merino initializes as a sum) receives the fold of the whole range (the identity when it is
+ *  empty). With one worker the body is called once, final, on the whole range. With more, the range
+ *  is cut into chunks that the workers take in order: a chunk whose predecessor's prefix is known
+ *  is scanned at once (one pass); else it is pre-scanned, its prefix is published as soon as the
+ *  predecessor's is, and then it is scanned (so each chunk is read twice, the second time from the
+ *  cache). opts may be NULL. Bad arguments (a NULL body or combine, a size out of range, a negative
+ *  chunk) stop the program with a message. */
+MERINO_API void merino_scan(int64_t begin, int64_t end, void *total, const merino_scanner *s, void *ctx,
+                            const merino_scan_opts *opts);
+
 #ifdef __cplusplus
 }
 #endif

@@ -7,7 +7,7 @@
 // Comparators that throw after a random number of comparisons: the exception reaches the caller and
 // the range holds a permutation of its input. Sorts from fork_join branches, loop bodies and
 // several threads at once. Random inputs print their seed (MERINO_TEST_SEED replays it).
-#include "check.h"
+#include "algo_check.h"
 
 #include <merino_algorithm.hpp>
 #include <merino_loop.hpp>
@@ -345,13 +345,10 @@ void check_places(unsigned workers) {
 } // namespace
 
 int main() {
-    unsigned long long seed;
-    if (!check_env_seed(&seed)) seed = static_cast<unsigned long long>(time(nullptr)) ^ (static_cast<unsigned long long>(getpid()) << 20);
-    check_set_seed(seed);
-    std::printf("test_algo_sort: seed %llu\n", seed);
+    unsigned long long seed = algo_seed("test_algo_sort");
     rng.seed(seed);
     check_adversary();
-    for (unsigned workers : {1u, 2u, 3u, 8u}) {
+    for (unsigned workers : algo_workers) {
         merino::runtime rt(workers);
         check_shapes(workers);
         check_types(workers);

@@ -5,7 +5,7 @@
  * sees pointers to elements of the array; McIlroy's adversary bounds the comparisons; calls from C
  * tasks and from several threads at once; bad arguments stop the program with a message (child
  * processes). Random inputs print their seed (MERINO_TEST_SEED replays it). */
-#include "check.h"
+#include "algo_check.h"
 
 #include <merino_algorithm.h>
 
@@ -234,19 +234,16 @@ static void check_bad_input(void) {
 int main(int argc, char **argv) {
     const char *child = check_child_name(argc, argv);
     if (child) return run_child(child);
-    unsigned long long seed;
-    if (!check_env_seed(&seed)) seed = (unsigned long long)time(NULL) ^ ((unsigned long long)getpid() << 20);
-    check_set_seed(seed);
-    printf("test_algo_sort_c: seed %llu\n", seed);
+    unsigned long long seed = algo_seed("test_algo_sort_c");
     rng_state = seed * 2 + 1;
     check_bad_input();
     check_adversary();
-    const unsigned workers[] = {1, 2, 3, 8};
-    for (int w = 0; w < 4; w++) {
-        merino_config cfg = {.workers = workers[w]};
+    for (int w = 0; w < ALGO_WORKER_COUNTS; w++) {
+        unsigned workers = algo_workers[w];
+        merino_config cfg = {.workers = workers};
         CHECK(merino_start(&cfg) == 0);
-        check_all(workers[w]);
-        check_places(workers[w]);
+        check_all(workers);
+        check_places(workers);
         merino_stop();
     }
     puts("test_algo_sort_c: ok");
