@@ -83,6 +83,37 @@ typedef struct merino_scan_opts {
 MERINO_API void merino_scan(int64_t begin, int64_t end, void *total, const merino_scanner *s, void *ctx,
                             const merino_scan_opts *opts);
 
+/* ---- pipelines ------------------------------------------------------------------------------------ */
+
+/** How a stage of a pipeline runs its items: any number at once, or one at a time — in the order the
+ *  first stage made them, or in any order. */
+typedef enum merino_filter_mode {
+    MERINO_FILTER_PARALLEL = 0,
+    MERINO_FILTER_SERIAL_IN_ORDER = 1,
+    MERINO_FILTER_SERIAL_OUT_OF_ORDER = 2
+} merino_filter_mode;
+
+/** A stage: fn(item, ctx) returns the item for the next stage (the same pointer or another). The
+ *  first stage is called with item NULL and returns a new item, or NULL when the input is over. A
+ *  later stage may return NULL to drop the item: the stages after it are not called for it (a
+ *  serial in-order stage still lets it pass, so that the items after it keep their turn). */
+typedef struct merino_stage {
+    merino_filter_mode mode;
+    void *(*fn)(void *item, void *ctx);
+    void *ctx;
+} merino_stage;
+
+/** Runs items through stages[0 .. count) on the workers of the pool, with at most max_tokens items
+ *  between the first stage's call that made them and the end of their last stage (so at most
+ *  max_tokens items exist at once), and returns when the first stage has returned NULL and every
+ *  item has left the pipeline. A serial stage runs one item at a time; an in-order one in the order
+ *  the first stage made them; a parallel stage runs items at once. The first stage's calls, when it
+ *  is serial, come one after another, in order. Items move from stage to stage on any worker: the
+ *  writes of a stage are visible to the stages after it. Memory: a few words per token and per
+ *  stage, allocated per call. Bad arguments (max_tokens 0, no stage, a NULL fn, an unknown mode) stop
+ *  the program with a message. */
+MERINO_API void merino_pipeline(size_t max_tokens, const merino_stage *stages, size_t count);
+
 #ifdef __cplusplus
 }
 #endif

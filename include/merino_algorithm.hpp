@@ -14,6 +14,7 @@
 
 #include "merino.hpp"
 #include "merino_algorithm.h"
+#include "merino/internal/pipeline.hpp"
 #include "merino/internal/scan.hpp"
 #include "merino/internal/sort.hpp"
 #include "merino/internal/stable_sort.hpp"

@@ -20,4 +20,19 @@ CHECK__UNUSED unsigned long long algo_seed(const char *test) {
     return seed;
 }
 
+/** Runs the child `names[i]` (see check_run_child) for each i < count and checks that it stops with
+ *  one line on stderr that starts with `who` and contains `says[i]`. */
+CHECK__UNUSED void algo_check_messages(const char *who, const char *const *names, const char *const *says,
+                                       int count) {
+    for (int i = 0; i < count; i++) {
+        check_set_context("bad input: %s", names[i]);
+        check_child c = check_run_child(names[i], NULL, 30);
+        CHECK_CHILD(c, !c.exited || c.code != 0);
+        CHECK_STR_CONTAINS(c.err, who);
+        CHECK_STR_CONTAINS(c.err, says[i]);
+        CHECK_EQ_INT(check_count_lines(c.err), 1);
+        check_child_free(&c);
+    }
+}
+
 #endif

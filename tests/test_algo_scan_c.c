@@ -248,14 +248,7 @@ static void check_bad_input(void) {
     const char *const names[] = {"no_body", "no_combine", "size", "no_identity", "chunk"};
     const char *const says[] = {"body is NULL", "combine is NULL", "out of range", "neither identity nor init",
                                 "chunk = -3 is negative"};
-    for (int i = 0; i < 5; i++) {
-        check_child c = check_run_child(names[i], NULL, 30);
-        CHECK_CHILD(c, !c.exited || c.code != 0);
-        CHECK_STR_CONTAINS(c.err, "merino_scan: ");
-        CHECK_STR_CONTAINS(c.err, says[i]);
-        CHECK_EQ_INT(check_count_lines(c.err), 1);
-        check_child_free(&c);
-    }
+    algo_check_messages("merino_scan: ", names, says, 5);
 }
 
 int main(int argc, char **argv) {

@@ -1,6 +1,8 @@
 /* algo.h — internal declarations of merino's algorithm layer (src/algo). Never included by users.
  *
  * Files and the direction of their calls (a file calls only files below it in this list):
+ *   pipeline.c   merino_pipeline: items through stages on the tasks of one task group
+ *   scan.c       merino_scan: chunks taken in order, one pass where a prefix is known, else two
  *   sort.c       merino_sort: pdqsort whose halves are merino tasks; bad input
  *   sort_ops.c   the per-element-size operations merino_sort runs (sort_ops.h, once per size)
  * All of them may call src/graph and src/loop through their public headers, src/core through
