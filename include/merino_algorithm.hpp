@@ -1,8 +1,10 @@
-// merino_algorithm.hpp — parallel algorithms for C++17 on merino's workers: sorts, scans,
-// pipelines and per-worker values (C: merino_algorithm.h).
+// merino_algorithm.hpp — parallel algorithms for C++17 on merino's workers: sorts, scans and
+// pipelines (C: merino_algorithm.h).
 //
 //     merino::parallel_sort(v.begin(), v.end());                           // not stable
 //     merino::parallel_stable_sort(v.begin(), v.end(), by_key);            // stable
+//     merino::inclusive_scan(x.begin(), x.end(), sums.begin());            // prefix sums
+//     merino::parallel_pipeline(16, read & transform & write);             // make_filter chains
 //
 // Every call may come from anywhere: the main program or any other thread (the call enters the pool
 // as merino::run does, starting a default pool on first use, and the calling thread works too),
