@@ -24,9 +24,10 @@ BENCH_ARGS ?=
 JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
 
 # Commands a build needs, and those its tests need too; scripts/install-deps.sh installs what is
-# missing of them (a build works without ninja, so only the tests ask for it).
+# missing of them (a build works without ninja, so only the tests ask for it; gfortran and gm stand
+# for the OpenMP suite's Fortran programs and Debian programs, tests/omp).
 BUILD_CMDS := cmake c++ cc
-TEST_CMDS  := $(BUILD_CMDS) ninja pkg-config spin python3 clang mpirun
+TEST_CMDS  := $(BUILD_CMDS) ninja pkg-config spin python3 clang mpirun gfortran gm
 
 .PHONY: all build configure build-deps test-deps test bench stress install install-tsan clean \
         tsan asan test-sanitizers

@@ -119,7 +119,10 @@ MERINO_API int merino_ensure_started(const merino_config *cfg);
  *  task. A pool not stopped is stopped at exit. */
 MERINO_API int merino_stop(void);
 
-/** The number of workers of the running pool; 0 when merino is not running. */
+/** The number of workers of the running pool; 0 when merino is not running. On a worker (in a
+ *  task, or a function a task calls) it is the pool the task runs on, also while merino_stop waits
+ *  for that run to end; in the child of a fork() made from a task, 1 (only the forking thread is
+ *  left). */
 MERINO_API unsigned merino_workers(void);
 
 /** How many of the workers compete for work now: merino_workers() minus those asleep because the

@@ -177,10 +177,10 @@ template <class F, class G> detail::fork_join_t<F, G> fork_join(F &&f, G &&g) {
         // As in the serial program, g does not run after f threw: not stolen, it is dropped here;
         // taken by a thief, it may have started before the throw, and we wait for it (it may use
         // our frame), dropping its result and its exception.
-        (void)merino__join(t);
+        (void)merino__join(t, MERINO__ADDR(&branch_t::wrap));
         std::rethrow_exception(a_error);
     }
-    if (merino__join(t)) MERINO__PROF_INLINE(t, b.run()); // not stolen: run g here
+    if (merino__join(t, MERINO__ADDR(&branch_t::wrap))) MERINO__PROF_INLINE(t, b.run()); // not stolen: run g here
     if constexpr (std::is_void_v<RF> && std::is_void_v<RG>) {
         b.take();
     } else {

@@ -72,7 +72,7 @@ struct merino_task {
     int32_t merino__depth;            /* 1 + the parent's depth: the stealing rule (docs/graph.md) */
     uint16_t merino__class;           /* the free list it returns to */
     uint16_t merino__owner;           /* the worker whose free list it belongs to */
-    uint64_t merino__spare;
+    uint64_t merino__prof;            /* atomic: the profiler's record of the task (libmerino_prof) */
 } __attribute__((aligned(64)));
 
 /** The largest data a task object takes from merino's free lists (a larger one costs a malloc). */
@@ -346,7 +346,9 @@ static inline void merino__task_recycle_as_continuation(merino_task *self) {
 #define merino_task_alloc_child(parent, fn, data_bytes) merino__task_alloc_child(parent, fn, data_bytes)
 #define merino_task_alloc_continuation(self, fn, data_bytes) merino__task_alloc_continuation(self, fn, data_bytes)
 #define merino_task_set_ref_count(t, count) merino__task_set_ref_count(t, count)
+#if !MERINO__PROFILE /* the profiled build spawns in the library, which records where a task's path begins */
 #define merino_task_spawn(t) merino__task_spawn(t)
+#endif
 #define merino_task_recycle_as_child_of(self, new_parent) merino__task_recycle_as_child_of(self, new_parent)
 #define merino_task_recycle_as_continuation(self) merino__task_recycle_as_continuation(self)
 #endif

@@ -36,7 +36,8 @@ extern "C" {
 typedef enum merino_schedule {
     /** MERINO_SCHEDULE from the environment if set (read once, at the first loop), else AUTO. */
     MERINO_SCHEDULE_DEFAULT = 0,
-    /** The default: ADAPTIVE today (not yet chosen from measurements: docs/loops.md). */
+    /** The default: ADAPTIVE, the schedule that does well whatever the shape of the work
+     *  (docs/loops.md). */
     MERINO_SCHEDULE_AUTO,
     /** chunk 0: one contiguous block per worker. chunk k: blocks of k, dealt round-robin to the
      *  workers (OpenMP's static and static,k); which worker runs which share is dynamic. */
@@ -58,9 +59,11 @@ typedef enum merino_schedule {
      *  and runs it in chunks (growing from chunk, default 1, as adaptive's); an idle worker asks
      *  the one with the most iterations left, with a real-time signal, and its handler gives away
      *  the back half of what lies beyond the chunk in progress. A victim that does not answer
-     *  within 200 us (descheduled, or the signal blocked) has the half taken from it with atomics.
-     *  The signal is SIGRTMIN+3 unless MERINO_IDWS_SIGNAL names another (a number); merino
-     *  refuses, with a message, to replace a handler the program installed on it. */
+     *  within 200 us (descheduled, say) has the half taken from it with atomics. The signal is
+     *  SIGRTMIN+3 unless MERINO_IDWS_SIGNAL names another (a number); merino refuses, with a
+     *  message, to replace a disposition the program set on it. It reaches a thread only while
+     *  the thread runs the loop's iterations (docs/loops.md lists what a body's system calls
+     *  see); a thread that blocks it is not signalled, and answers between chunks instead. */
     MERINO_SCHEDULE_IDWS,
     /** The same donation decided by the victim itself at its next chunk boundary, when it sees a
      *  request: no signal (the ablation that shows what the signal buys). */
@@ -89,7 +92,8 @@ typedef struct merino_for_opts {
 /** The most leaves a deterministic loop cuts its range into. */
 #define MERINO_LEAVES 1024
 
-/** The body of a loop: runs the indices [lo, hi) (lo < hi), with the ctx given to merino_for. */
+/** The body of a loop: runs the indices [lo, hi) (lo < hi), with the ctx given to merino_for. It
+ *  must return: leaving it by longjmp (or pthread_exit) is undefined, as for a task body. */
 typedef void merino_for_fn(int64_t lo, int64_t hi, void *ctx);
 
 /** Runs body over [begin, end) in sub-ranges, on the workers of the pool; returns when all have

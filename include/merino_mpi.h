@@ -5,8 +5,8 @@
  * body), merino_mpi_wait and merino_mpi_waitall have MPI_Wait's and MPI_Waitall's signatures and
  * return codes, but the worker runs other work while the requests are pending: the oldest task
  * of its own stack (so that two tasks that send to each other complete on one worker), tasks of
- * other workers, task objects. Pending requests are tested with MPI_Testsome by the waiting
- * worker and by idle workers, from the core's idle loop. Outside the pool they call MPI_Wait.
+ * other workers, task objects. Pending requests are tested (MPI_Test) by the waiting worker and by
+ * idle workers, from the core's idle loop. Outside the pool they call MPI_Wait and MPI_Waitall.
  *
  *     MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
  *     ...in a task:
@@ -55,12 +55,16 @@ extern "C" {
 MERINO_MPI_API int merino_mpi_init(void);
 
 /* MPI_Wait(req, status), running other work on this worker until *req completes; *req is then
- * MPI_REQUEST_NULL (or inactive, for a persistent request). status may be MPI_STATUS_IGNORE.
- * Returns MPI_SUCCESS or the request's error code. */
+ * MPI_REQUEST_NULL (or inactive, for a persistent request). status may be MPI_STATUS_IGNORE; its
+ * MPI_ERROR is left as it was, as MPI_Wait leaves it. Returns MPI_SUCCESS or the request's error
+ * code. */
 MERINO_MPI_API int merino_mpi_wait(MPI_Request *req, MPI_Status *status);
 
-/* MPI_Waitall(count, reqs, statuses), the same way. statuses may be MPI_STATUSES_IGNORE. Returns
- * MPI_SUCCESS, or MPI_ERR_IN_STATUS with each status's MPI_ERROR set (when statuses are given).
+/* MPI_Waitall(count, reqs, statuses), the same way. statuses may be MPI_STATUSES_IGNORE. Every
+ * request is complete on return (in a task; outside the pool this is MPI_Waitall, with its MPI's
+ * rules). Returns MPI_SUCCESS, or MPI_ERR_IN_STATUS when a request failed;
+ * either way every status's MPI_ERROR is set: MPI_SUCCESS, or the request's error (a null or
+ * inactive request's status is empty: source MPI_ANY_SOURCE, tag MPI_ANY_TAG, MPI_SUCCESS).
  * statuses is declared as a pointer (the same type as MPI_Status[]): with MPICH, whose
  * MPI_STATUSES_IGNORE is (MPI_Status *)1, gcc warns about an array parameter passed it. */
 MERINO_MPI_API int merino_mpi_waitall(int count, MPI_Request reqs[], MPI_Status *statuses);

@@ -51,9 +51,10 @@ enum merino_prof_time {
  *  merino_prof_get_worker), and the figures of the whole program since it started. */
 typedef struct merino_prof_report {
     unsigned workers;          /* P: the workers of the (last) pool */
-    uint64_t spawns;           /* MERINO_SPAWN, fork_join and loop splits */
-    uint64_t inlined;          /* joins that ran their task on the spawning worker */
-    uint64_t steals;           /* tasks taken by a thief, leapfrogs included */
+    uint64_t spawns;           /* MERINO_SPAWN, fork_join, loop splits, task objects spawned */
+    uint64_t inlined;          /* spawned tasks run by the worker that spawned them */
+    uint64_t steals;           /* spawned tasks taken by another worker (leapfrogs included):
+                                  inlined + steals = spawns */
     uint64_t failed_steals;    /* steal attempts that found nothing to take */
     uint64_t leapfrogs;        /* steals made by a join waiting for its stolen task */
     uint64_t publishes;        /* private tasks made public on a thief's request */

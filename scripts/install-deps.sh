@@ -3,7 +3,10 @@
 # cmake, ninja, gcc/g++, clang (tests/test_header_warnings.sh and test_compile_errors.sh compile
 # with both compilers), make, pkg-config, spin (the Promela model checker), python3, and Open MPI
 # (libopenmpi-dev, openmpi-bin: merino_mpi is built and its tests run through mpirun when CMake
-# finds an MPI; docs/mpi.md).
+# finds an MPI; docs/mpi.md), gfortran (the Fortran programs of the OpenMP suite, tests/omp), and
+# the Debian programs that link libgomp which tests/omp runs on both OpenMP runtimes: ImageMagick,
+# GraphicsMagick, and numpy (python3-numpy, for /usr/bin/python3) on OpenBLAS's OpenMP build
+# (libopenblas0-openmp), made the system's libblas.so.3 and liblapack.so.3 by update-alternatives.
 # With --bench, also the benchmark peers: oneTBB, LLVM's OpenMP for clang, the jemalloc, mimalloc
 # and tcmalloc allocators, and python3-venv (bench/run makes bench/.venv for its plots).
 #
@@ -11,8 +14,9 @@
 #
 # --print: print the packages that are missing, on one line, and install nothing.
 #
-# Idempotent: prints nothing and installs nothing when everything is present. Runs apt-get as
-# root, or through sudo. Exits non-zero if something missing cannot be installed.
+# Idempotent: prints nothing and changes nothing when everything is present. Runs apt-get and
+# update-alternatives as root, or through sudo. Exits non-zero if something missing cannot be
+# installed.
 set -euo pipefail
 
 bench=0
@@ -23,7 +27,7 @@ for arg in "$@"; do
         --bench) bench=1 ;;
         -v | --verbose) verbose=1 ;;
         --print) print_only=1 ;;
-        -h | --help) sed -n '2,12s/^# \{0,1\}//p' "$0"; exit 0 ;;
+        -h | --help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;;
         *) echo "install-deps: unknown argument '$arg' (try --help)" >&2; exit 2 ;;
     esac
 done
@@ -55,6 +59,11 @@ need_cmd spin spin
 need_cmd python3 python3
 need_pkg libopenmpi-dev
 need_cmd mpirun openmpi-bin
+need_cmd gfortran gfortran
+need_pkg imagemagick
+need_pkg graphicsmagick
+need_pkg python3-numpy
+need_pkg libopenblas0-openmp
 if [ "$bench" = 1 ]; then
     need_pkg libtbb-dev
     need_pkg libomp-dev
@@ -69,8 +78,43 @@ if [ "$print_only" = 1 ]; then
     exit 0
 fi
 
+# blas_to_select: "NAME PATH" for each alternative of libblas.so.3 and liblapack.so.3 (one per
+# architecture) that has an OpenBLAS OpenMP choice not selected: numpy then runs its BLAS on
+# libgomp, which tests/omp needs. Nothing else of merino's build uses a BLAS.
+blas_to_select() {
+    command -v update-alternatives >/dev/null 2>&1 || return 0
+    local name mode current want
+    update-alternatives --get-selections 2>/dev/null | grep -E '^(libblas|liblapack)\.so\.3-' |
+        while read -r name mode current; do
+            want=$(update-alternatives --list "$name" | grep -m1 '/openblas-openmp/' || true)
+            if [ -n "$want" ] && [ "$want" != "$current" ]; then echo "$name $want"; fi
+        done
+}
+
+# find_sudo WHAT: sets sudo=() as root, sudo=(sudo) otherwise, or fails naming WHAT to run as root.
+find_sudo() {
+    if [ "$(id -u)" -eq 0 ]; then
+        sudo=()
+    elif command -v sudo >/dev/null 2>&1; then
+        sudo=(sudo)
+    else
+        echo "install-deps: not root and no sudo; as root run: $1" >&2
+        exit 1
+    fi
+}
+
+select_blas() {
+    local name want
+    while read -r name want; do
+        find_sudo "update-alternatives --set $name $want"
+        "${sudo[@]}" update-alternatives --quiet --set "$name" "$want"
+        echo "install-deps: $name: $want"
+    done < <(blas_to_select)
+}
+
 if [ "${#missing[@]}" -eq 0 ]; then
     if [ "$verbose" = 1 ]; then echo "install-deps: all present: ${present[*]}"; fi
+    select_blas
     exit 0
 fi
 
@@ -81,14 +125,7 @@ if ! command -v apt-get >/dev/null 2>&1; then
     echo "install-deps: apt-get not found; install these by hand: ${missing[*]}" >&2
     exit 1
 fi
-if [ "$(id -u)" -eq 0 ]; then
-    sudo=()
-elif command -v sudo >/dev/null 2>&1; then
-    sudo=(sudo)
-else
-    echo "install-deps: not root and no sudo; as root run: apt-get install ${missing[*]}" >&2
-    exit 1
-fi
+find_sudo "apt-get install ${missing[*]}"
 
 export DEBIAN_FRONTEND=noninteractive
 # Wait (up to 10 minutes) rather than fail when another apt-get holds the lock.
@@ -96,3 +133,4 @@ apt=("${sudo[@]}" apt-get -o DPkg::Lock::Timeout=600)
 "${apt[@]}" update -qq
 "${apt[@]}" install -y -qq --no-install-recommends "${missing[@]}"
 echo "install-deps: installed: ${missing[*]}"
+select_blas

@@ -65,6 +65,17 @@ extern char **environ;
 #ifndef CHECK_SANITIZER
 #define CHECK_SANITIZER 0
 #endif
+/* CHECK_TSAN: 1 in a ThreadSanitizer build, else 0. */
+#if defined(__SANITIZE_THREAD__)
+#define CHECK_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define CHECK_TSAN 1
+#endif
+#endif
+#ifndef CHECK_TSAN
+#define CHECK_TSAN 0
+#endif
 
 /* ---- failure reporting --------------------------------------------------------------------------- */
 
@@ -369,6 +380,29 @@ CHECK__UNUSED check_child check_run_child(const char *name, const char *const *e
         r.sig = WTERMSIG(status);
     }
     return r;
+}
+
+/** Waits (bounded) for a process this one forked (a grandchild of the test, say); prints how it
+ *  ended on stderr ("grandchild: exit 0", "grandchild: signal 6") and returns its wait status, or
+ *  -1 if it ran past timeout_s (it is killed: "grandchild: hung, killed"). */
+CHECK__UNUSED int check_wait_pid(pid_t pid, double timeout_s) {
+    double until = check_now() + timeout_s;
+    int status = 0;
+    for (;;) {
+        pid_t w = waitpid(pid, &status, WNOHANG);
+        if (w == pid) break;
+        if (w < 0 && errno != EINTR) return -1;
+        if (check_now() > until) {
+            kill(pid, SIGKILL);
+            waitpid(pid, &status, 0);
+            fprintf(stderr, "grandchild: hung, killed\n");
+            return -1;
+        }
+        check_sleep(0.01);
+    }
+    if (WIFEXITED(status)) fprintf(stderr, "grandchild: exit %d\n", WEXITSTATUS(status));
+    else if (WIFSIGNALED(status)) fprintf(stderr, "grandchild: signal %d\n", WTERMSIG(status));
+    return status;
 }
 
 /** How the child ended, for messages ("exit 3", "signal 6 (Aborted)", "timeout"). */

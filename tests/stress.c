@@ -101,7 +101,7 @@ __attribute__((noreturn, format(printf, 1, 2))) static void fail(const char *fmt
 #define TREES_FAIL fail
 #include "trees.h"
 
-#include "../bench/taskobj/fib-taskobj.h"
+#include "../bench/workloads/taskobj/fib-taskobj.h"
 
 static unsigned below(uint64_t *s, unsigned n) { return n ? (unsigned)(next(s) % n) : 0; }
 

@@ -1,7 +1,7 @@
 /* calloc and the pool's cold blocks on locked memory: MADV_DONTNEED fails (EINVAL) on pages the
  * program has locked (mlock, mlockall), and then clears nothing. A calloc of a recycled medium run
  * (src/alloc/large.c: mrn_medium_zero, which decommits instead of clearing from 48 KB) and a calloc
- * of a run the pool marked cold after a failed decommit (pool.c: mrn_trim_do) must still return
+ * of a run the pool marked cold after a failed decommit (trim.c: mrn_trim_do) must still return
  * zeroed memory. Skipped (check_skip) when this process may not lock memory (RLIMIT_MEMLOCK). */
 #include "check.h"
 

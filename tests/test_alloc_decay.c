@@ -1,4 +1,4 @@
-/* The pool's decay (src/alloc/pool.c): memory freed in a burst stays resident for a while, so a
+/* The pool's decay (src/alloc/chunks.c): memory freed in a burst stays resident for a while, so a
  * burst that follows reuses it (no new chunks, no page faults on decommitted blocks), and then goes
  * back to the OS: 90% of it within one second of the frees, the resident size read from
  * /proc/self/statm, while the program allocates a little (one medium object every 5 ms: the decay

@@ -1,4 +1,4 @@
-/* A heap's full blocks come back into use (src/alloc/alloc.c: a full block is flagged and its
+/* A heap's full blocks come back into use (src/alloc/block.h, block.c: a full block is flagged and its
  * count of objects in use reads 1, so the first free into it lists it again).
  * For classes of 2, 2, 16 and 341 objects a block: a thread fills blocks with objects, frees every
  * other one itself, and allocates as many again — each must come from a block it filled (no new

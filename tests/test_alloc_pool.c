@@ -1,4 +1,4 @@
-/* The pool of blocks (src/alloc/pool.c) driven directly by two threads: runs of 1 to 63 blocks (62
+/* The pool of blocks (src/alloc/chunks.c) driven directly by two threads: runs of 1 to 63 blocks (62
  * in debug builds)
  * taken and given back in random order, with a small resident bound so that trims (decommits of
  * runs in transit, unmapped chunks) happen all along. Checks that runs never overlap (each block of a

@@ -6,17 +6,20 @@
 # preload reaches every compiler it starts), perl, a C++ program using std::map from 4 threads, every
 # C entry point's contract (posix_memalign, memalign, valloc, pvalloc, reallocarray, ...), and
 # operator new's failure contract (bad_alloc, nothrow, new-handler) and over-aligned new; and
-# merino's own stress harness runs on it.
+# merino's own stress harness runs on it. All of it twice: on libmerino_malloc.so and on
+# libmerino_malloc_debug.so (the debug checks), which must also report a double free, a pointer
+# it never returned and a pointer into an object, and abort.
 # Exit 77 (skip) under AddressSanitizer or ThreadSanitizer (their runtime owns malloc) or when a
 # program is missing. Needs MERINO_BUILD_DIR (ctest sets it).
 set -u
 build=${MERINO_BUILD_DIR:?MERINO_BUILD_DIR: the build directory holding libmerino_malloc.so}
 lib=$build/libmerino_malloc.so
+dbg=$build/libmerino_malloc_debug.so
 if grep -qE '^MERINO_SANITIZE:STRING=(address|thread)' "$build/CMakeCache.txt" 2>/dev/null; then
     echo "test_alloc_preload: SKIPPED: this is a sanitizer build; the sanitizer's runtime replaces malloc itself, so libmerino_malloc.so cannot be preloaded here (the plain build runs this test)"
     exit 77
 fi
-[ -f "$lib" ] || { echo "test_alloc_preload: $lib not built"; exit 1; }
+for l in "$lib" "$dbg"; do [ -f "$l" ] || { echo "test_alloc_preload: $l not built"; exit 1; }; done
 for cmd in python3 sort git gcc g++ make perl cmp; do
     command -v $cmd >/dev/null || { echo "test_alloc_preload: SKIPPED: $cmd is not installed"; exit 77; }
 done
@@ -26,27 +29,31 @@ trap 'rm -rf "$work"' EXIT
 cd "$work"
 failures=0
 
-# run NAME CMD...: runs CMD in a fresh directory NAME.sys and NAME.mrn (after copying NAME.in, if
-# any, into both), without and with the preload, and compares stdout, stderr and exit status.
+# run NAME CMD...: runs CMD in a fresh directory NAME.sys, NAME.mrn and NAME.dbg (after copying
+# NAME.in, if any, into each), without the preload, with libmerino_malloc.so and with
+# libmerino_malloc_debug.so, and compares stdout, stderr and exit status with the first.
 run() {
     local name=$1
     shift
-    for side in sys mrn; do
+    for side in sys mrn dbg; do
         rm -rf "$name.$side"
         if [ -d "$name.in" ]; then cp -a "$name.in" "$name.$side"; else mkdir "$name.$side"; fi
         local pre=""
         [ $side = mrn ] && pre=$lib
+        [ $side = dbg ] && pre=$dbg
         (cd "$name.$side" && LD_PRELOAD=$pre "$@" >../"$name.$side.out" 2>../"$name.$side.err"
          echo "exit $?" >>../"$name.$side.out")
     done
-    if cmp -s "$name.sys.out" "$name.mrn.out" && cmp -s "$name.sys.err" "$name.mrn.err"; then
-        echo "ok   $name ($(wc -c <"$name.mrn.out") bytes of output alike)"
-    else
-        echo "FAIL $name: outputs differ with libmerino_malloc.so"
-        diff "$name.sys.out" "$name.mrn.out" | head -20
-        diff "$name.sys.err" "$name.mrn.err" | head -20
-        failures=$((failures + 1))
-    fi
+    for side in mrn dbg; do
+        if cmp -s "$name.sys.out" "$name.$side.out" && cmp -s "$name.sys.err" "$name.$side.err"; then
+            echo "ok   $name on $side ($(wc -c <"$name.$side.out") bytes of output alike)"
+        else
+            echo "FAIL $name: outputs differ on $side ($lib or $dbg)"
+            diff "$name.sys.out" "$name.$side.out" | head -20
+            diff "$name.sys.err" "$name.$side.err" | head -20
+            failures=$((failures + 1))
+        fi
+    done
 }
 
 # The preload is really in effect: a program's malloc is merino's (its usable size of 1 byte is 8).
@@ -57,8 +64,34 @@ cat >probe.c <<'C'
 int main(void) { void *p = malloc(1); printf("%zu\n", malloc_usable_size(p)); free(p); return 0; }
 C
 gcc -O1 probe.c -o probe
-probe=$(LD_PRELOAD=$lib ./probe)
-[ "$probe" = 8 ] || { echo "FAIL: malloc_usable_size(malloc(1)) is '$probe' under the preload, merino's is 8"; failures=$((failures + 1)); }
+for l in "$lib" "$dbg"; do
+    probe=$(LD_PRELOAD=$l ./probe)
+    [ "$probe" = 8 ] || { echo "FAIL: malloc_usable_size(malloc(1)) is '$probe' under $l, merino's is 8"; failures=$((failures + 1)); }
+done
+
+# The debug library's checks: each misuse is reported with its kind, then the program aborts.
+cat >misuse.c <<'C'
+#include <stdlib.h>
+#include <string.h>
+int main(int argc, char **argv) {
+    char *p = malloc(100), local[16];
+    strcpy(p, argv[0]);
+    if (!strcmp(argv[1], "double")) { free(p); free(p); }
+    if (!strcmp(argv[1], "stack")) free(local);
+    if (!strcmp(argv[1], "interior")) free(p + 8);
+    return 0;
+}
+C
+gcc -O0 -w misuse.c -o misuse
+for what in double:"double free" stack:"not a pointer the allocator returned" interior:"not the start of an object"; do
+    { LD_PRELOAD=$dbg ./misuse "${what%%:*}" >misuse.out 2>&1; status=$?; } 2>/dev/null
+    if [ $status -ne 134 ] || ! grep -q "merino: merino_free(0x[0-9a-f]*): ${what#*:}" misuse.out; then
+        echo "FAIL: libmerino_malloc_debug.so, free (${what%%:*}): exit $status (want 134, abort), said: $(head -c 300 misuse.out)"
+        failures=$((failures + 1))
+    else
+        echo "ok   libmerino_malloc_debug.so, free (${what%%:*}): $(head -1 misuse.out)"
+    fi
+done
 
 # python3
 cat >script.py <<'PY'
@@ -256,23 +289,27 @@ run cxx_new "$work/news"
 
 # merino's own stress harness (workers, task stacks, threads calling in) on the allocator for 3 s.
 if [ -x "$build/tests/merino_stress" ]; then
-    if LD_PRELOAD=$lib "$build/tests/merino_stress" --duration 3 >stress.out 2>&1; then
-        echo "ok   merino_stress --duration 3 on libmerino_malloc.so"
-    else
-        echo "FAIL merino_stress on libmerino_malloc.so:"
-        tail -20 stress.out
-        failures=$((failures + 1))
-    fi
+    for l in "$lib" "$dbg"; do
+        if LD_PRELOAD=$l "$build/tests/merino_stress" --duration 3 >stress.out 2>&1; then
+            echo "ok   merino_stress --duration 3 on $(basename "$l")"
+        else
+            echo "FAIL merino_stress on $(basename "$l"):"
+            tail -20 stress.out
+            failures=$((failures + 1))
+        fi
+    done
 fi
 
 # A C program does not load libstdc++ because of the preload.
-if LD_PRELOAD=$lib LD_TRACE_LOADED_OBJECTS=1 ./probe | grep -q libstdc++; then
-    echo "FAIL: libmerino_malloc.so pulls libstdc++ into a C program"
-    failures=$((failures + 1))
-fi
+for l in "$lib" "$dbg"; do
+    if LD_PRELOAD=$l LD_TRACE_LOADED_OBJECTS=1 ./probe | grep -q libstdc++; then
+        echo "FAIL: $(basename "$l") pulls libstdc++ into a C program"
+        failures=$((failures + 1))
+    fi
+done
 
 if [ $failures -ne 0 ]; then
-    echo "test_alloc_preload: $failures program(s) behaved differently on libmerino_malloc.so"
+    echo "test_alloc_preload: $failures check(s) failed on libmerino_malloc.so or libmerino_malloc_debug.so"
     exit 1
 fi
-echo "test_alloc_preload: every program's output is the same with libmerino_malloc.so"
+echo "test_alloc_preload: every program's output is the same with libmerino_malloc.so and libmerino_malloc_debug.so"

@@ -1,4 +1,4 @@
-/* An exhaustive check of the remote-free protocol (src/alloc/alloc.c: mrn_foreign_free,
+/* An exhaustive check of the remote-free protocol (src/alloc/malloc.c: mrn_foreign_free; remote.c:
  * mrn_batch_flush, mrn_remote_push, mrn_heap_collect, mrn_buf_get, mrn_buf_return), every
  * interleaving of its shared steps enumerated:
  *
@@ -29,7 +29,7 @@
  * refills it under the owner). The checker can see the bugs it is for.
  *
  * This checks the protocol's logic under sequential consistency; the memory orders (release CAS
- * and acquire exchange on both lists) are argued in alloc.c, and exercised by
+ * and acquire exchange on both lists) are argued in remote.c, and exercised by
  * test_alloc_cross_thread and the ThreadSanitizer build. */
 #include "check.h"
 

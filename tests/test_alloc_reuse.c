@@ -1,4 +1,4 @@
-/* Reuse of other threads' objects (src/alloc/alloc.c, "reuse of other heaps' objects"): a thread
+/* Reuse of other threads' objects (src/alloc/remote.h, "reuse of other heaps' objects"): a thread
  * whose frees are mostly of objects another thread allocated keeps them for its own allocations.
  * Thread A allocates and fills objects; thread B checks and frees each one and allocates one of
  * the same size in its place, which it fills and keeps. Checks: every object's contents, A's and

@@ -1,4 +1,4 @@
-/* Two trims of the pool at once (two threads' exits: src/alloc/pool.c, mrn_pool_trim): while one
+/* Two trims of the pool at once (two threads' exits: src/alloc/trim.c, mrn_pool_trim): while one
  * trim decommits a run of a chunk outside the lock (the run is off the pool meanwhile), the chunk's
  * last used run is freed and the other trim sees the chunk as partly used, so it does not unmap it;
  * the first trim's run then comes back and the chunk is entirely free — it must still be unmapped

@@ -218,6 +218,13 @@ int main(int argc, char **argv) {
         const char *needles[] = {"MERINO_RUN could not start", "MERINO_WORKERS='many'", NULL};
         const char *bad_env[] = {"-MERINO_TASK_STACK", "MERINO_WORKERS=many", NULL};
         expect_fatal("run_without_start", bad_env, SIGABRT, needles, NULL);
+        /* said once: one line, naming the setting once */
+        check_set_context("child run_without_start, MERINO_WORKERS=many: one line");
+        check_child one = check_run_child("run_without_start", bad_env, 30);
+        CHECK_CHILD(one, check_count_lines(one.err) == 1);
+        const char *first = strstr(one.err, "MERINO_WORKERS='many'");
+        CHECK_CHILD(one, first != NULL && strstr(first + 1, "MERINO_WORKERS='many'") == NULL);
+        check_child_free(&one);
     }
     return 0;
 }

@@ -12,11 +12,16 @@
 #error "test_debug_alloc.c must be compiled with -UNDEBUG -DMERINO_DEBUG=1"
 #endif
 
-#include "alloc/alloc.c"
+#include "alloc/api.c"
+#include "alloc/block.c"
+#include "alloc/chunks.c"
 #include "alloc/debug.c"
+#include "alloc/heap.c"
 #include "alloc/large.c"
+#include "alloc/malloc.c"
 #include "alloc/os.c"
-#include "alloc/pool.c"
+#include "alloc/remote.c"
+#include "alloc/trim.c"
 
 static int g_static_object;
 

@@ -39,16 +39,7 @@
 
 #include "fib.h"
 
-#if defined(__SANITIZE_THREAD__)
-#define TEST_TSAN 1
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define TEST_TSAN 1
-#endif
-#endif
-#ifndef TEST_TSAN
-#define TEST_TSAN 0
-#endif
+#define TEST_TSAN CHECK_TSAN
 #if defined(__SANITIZE_ADDRESS__)
 #define TEST_ASAN 1
 #elif defined(__has_feature)
@@ -107,28 +98,6 @@ static void *background_runs(void *arg) {
     return NULL;
 }
 
-/* Waits (bounded) for a grandchild; prints how it ended on stderr and returns its wait status, or
- * -1 if it hung (then it is killed). */
-static int wait_grandchild(pid_t pid, double timeout_s) {
-    double until = check_now() + timeout_s;
-    int status = 0;
-    for (;;) {
-        pid_t w = waitpid(pid, &status, WNOHANG);
-        if (w == pid) break;
-        if (w < 0 && errno != EINTR) return -1;
-        if (check_now() > until) {
-            kill(pid, SIGKILL);
-            waitpid(pid, &status, 0);
-            fprintf(stderr, "grandchild: hung, killed\n");
-            return -1;
-        }
-        check_sleep(0.01);
-    }
-    if (WIFEXITED(status)) fprintf(stderr, "grandchild: exit %d\n", WEXITSTATUS(status));
-    else if (WIFSIGNALED(status)) fprintf(stderr, "grandchild: signal %d\n", WTERMSIG(status));
-    return status;
-}
-
 /* fork() from the main thread while another thread keeps the workers busy. In the child only the
  * forking thread exists; what it does there is `in_child`. The parent goes on using its pool. */
 static int fork_from_main(int (*in_child)(void), int expect_exit, int expect_sig) {
@@ -140,7 +109,7 @@ static int fork_from_main(int (*in_child)(void), int expect_exit, int expect_sig
     pid_t pid = fork();
     if (pid < 0) return 2;
     if (pid == 0) _exit(in_child());
-    int status = wait_grandchild(pid, 20);
+    int status = check_wait_pid(pid, 20);
     __atomic_store_n(&g_stop_bg, 1, __ATOMIC_RELEASE);
     pthread_join(bg, NULL);
     if (MERINO_RUN(fib, 20) != serial_fib(20)) return 1; /* the parent's pool is untouched */
@@ -209,7 +178,7 @@ MERINO_TASK_0(int, fork_with_stolen) {
     }
     __atomic_store_n(&g_may_finish, 1, __ATOMIC_RELEASE);
     int64_t r = MERINO_JOIN(held);
-    int status = pid > 0 ? wait_grandchild(pid, 20) : -2;
+    int status = pid > 0 ? check_wait_pid(pid, 20) : -2;
     if (r != serial_fib(25)) return 1;
     if (status == -1) return GRAND_HUNG;
     return status >= 0 && WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT ? CHILD_OK : 1;
@@ -226,7 +195,7 @@ MERINO_TASK_0(int, fork_with_private) {
         _exit(r == serial_fib(20) ? 7 : 8);
     }
     int64_t r = MERINO_JOIN(fib);
-    int status = pid > 0 ? wait_grandchild(pid, 20) : -2;
+    int status = pid > 0 ? check_wait_pid(pid, 20) : -2;
     if (r != serial_fib(20)) return 1;
     if (status == -1) return GRAND_HUNG;
     return status >= 0 && WIFEXITED(status) && WEXITSTATUS(status) == 7 ? CHILD_OK : 1;
@@ -276,7 +245,7 @@ static int child_fork_task_return(void) {
     if (pthread_create(&other, NULL, run_fork_and_return, &ok) != 0) return 2;
     if (MERINO_RUN(hold_slot) != 1) return 1;
     pthread_join(other, NULL);
-    int status = g_fork_pid > 0 ? wait_grandchild(g_fork_pid, 5) : -2;
+    int status = g_fork_pid > 0 ? check_wait_pid(g_fork_pid, 5) : -2;
     if (!ok || merino_stop() != 0) return 1;
     if (status == -1) return GRAND_HUNG;
     return status >= 0 && WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT ? CHILD_OK : 1;

@@ -19,7 +19,7 @@
 #include <merino_alloc.h>
 #include <merino_graph.h>
 
-#include "../bench/taskobj/fib-taskobj.h"
+#include "../bench/workloads/taskobj/fib-taskobj.h"
 
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
 #define NO_INTERPOSE 1

@@ -14,7 +14,7 @@
 #include <merino.h>
 #include <merino_graph.h>
 
-#include "../bench/taskobj/fib-taskobj.h"
+#include "../bench/workloads/taskobj/fib-taskobj.h"
 
 /* ---- a random tree, each node summing its subtree as its own continuation ---- */
 

@@ -9,7 +9,7 @@
 #include <merino_graph.h>
 #include <pthread.h>
 
-#include "../bench/taskobj/fib-taskobj.h"
+#include "../bench/workloads/taskobj/fib-taskobj.h"
 
 #define THREADS 4
 #define ITEMS 300

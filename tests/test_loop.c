@@ -7,7 +7,7 @@
  * MERINO_SCHEDULE values and bad options in child processes. */
 #include "check.h"
 
-#include <merino_loop.h>
+#include "loop_test.h"
 
 #include <pthread.h>
 
@@ -17,13 +17,6 @@ static const char *const schedules[] = {
     "idws-poll", "idws-poll,3",
 };
 #define NSCHEDULES (sizeof schedules / sizeof schedules[0])
-
-static merino_for_opts opts_of(const char *text, int deterministic) {
-    merino_for_opts o = {0};
-    CHECK_MSG(merino_schedule_parse(text, &o) == 0, "%s: %s", text, merino_last_error());
-    o.deterministic = deterministic;
-    return o;
-}
 
 /* ---- counting each index -------------------------------------------------------------------------- */
 

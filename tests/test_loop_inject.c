@@ -12,7 +12,9 @@
  * Every loop counts each index (no iteration lost or run twice), and what each step allows is
  * checked: a handler that interrupts the owner outside its lock donates, one that interrupts it
  * inside does not (its try-lock fails, the thief falls back); a stalled owner loses half its range
- * to the thief unless it holds its lock; a request withdrawn is not answered by the handler. */
+ * to the thief unless it holds its lock; a request withdrawn is not answered by the handler.
+ * Then the thieves send their own signals while the test holds a thread at each step of a signal's
+ * sending and of a participant's leaving: no signal may land on a thread outside its participant. */
 #include <stdint.h>
 
 #define MRN_IDWS_TEST_HOOKS 1
@@ -24,11 +26,19 @@ static uint64_t patience_ns = 200000; /* atomic: the thieves' patience, set betw
 
 #include <merino_loop.h>
 
-enum { KIND_SIGNAL, KIND_STALL, KINDS };
-static const char *const kind_names[KINDS] = {"signal", "stall"};
+enum { KIND_SIGNAL, KIND_STALL, KINDS, KIND_HOLD = KINDS /* the second part (see main) */ };
+static const char *const kind_names[] = {"signal", "stall", "hold"};
 static const char *const step_names[MRN_IDWS_STEPS] = {
     "claim-begin", "claim-stored", "claim-fenced", "claim-locked", "claim-settled", "chunk-done",
-    "state-locked", "state-stored", "new-range", "asked", "withdrawn", "split-lowered", "split-fenced"};
+    "state-locked", "state-stored", "new-range", "leaving", "asked", "withdrawn", "split-lowered",
+    "split-fenced", "kick-counted", "kick-checked"};
+/* The steps of a thief's signal and of a participant's leaving, which only the second part of the
+ * test visits (see main); it holds threads there and at MRN_IDWS_STEP_ASKED. */
+static bool kick_step(int step) {
+    return step == MRN_IDWS_STEP_KICK_COUNTED || step == MRN_IDWS_STEP_KICK_CHECKED || step == MRN_IDWS_STEP_LEAVING;
+}
+static bool held_step(int step) { return kick_step(step) || step == MRN_IDWS_STEP_ASKED; }
+static uint64_t held[MRN_IDWS_STEPS]; /* atomic: the second part held a thread at the step */
 
 static int mode_step = -1, mode_kind; /* atomic: where the test acts now */
 static uint64_t hits[KINDS][MRN_IDWS_STEPS];    /* atomic: the test acted at the step */
@@ -42,6 +52,17 @@ static void bump(uint64_t *c) { __atomic_fetch_add(c, 1, __ATOMIC_RELAXED); } /*
 static void mrn_idws_test_step(enum mrn_idws_step step, mrn_idws_rec *r) {
     if ((int)step != __atomic_load_n(&mode_step, __ATOMIC_RELAXED)) return; /* relaxed: set between loops */
     int kind = __atomic_load_n(&mode_kind, __ATOMIC_RELAXED);
+    if (kind == KIND_HOLD) { /* a thief until its victim has stopped running (or 5 ms), an owner 2 ms */
+        bump(&held[step]);
+        double t0 = check_now();
+        if (step == MRN_IDWS_STEP_LEAVING)
+            while (check_now() - t0 < 0.002) sched_yield();
+        else /* acquire: as the thief's own read of the state */
+            while (__atomic_load_n(&r->state, __ATOMIC_ACQUIRE) == MRN_IDWS_RUNNING && check_now() - t0 < 0.005)
+                sched_yield();
+        if (step == MRN_IDWS_STEP_ASKED) check_sleep(0.001); /* not yet counted: the victim may leave */
+        return;
+    }
     if (step < MRN_IDWS_STEP_ASKED) { /* on r's owner */
         bool asked = __atomic_load_n(&r->req, __ATOMIC_RELAXED) != 0; /* relaxed: a peek, as the handler's */
         if (kind == KIND_SIGNAL) { /* every time: with a request pending or not */
@@ -93,6 +114,7 @@ static void body(int64_t lo, int64_t hi, void *ctx) {
  * a fallback, made at the step. Steps that hold the lock, and the thief's steps after it withdrew,
  * have nothing to wait for. */
 static bool shown(int step, int kind) {
+    if (kind == KIND_HOLD) return load(&held[step]) >= 30; /* a few dozen windows held open */
     bool outside = step <= MRN_IDWS_STEP_CLAIM_FENCED || step == MRN_IDWS_STEP_CHUNK_DONE;
     if (outside || (step == MRN_IDWS_STEP_ASKED && kind == KIND_SIGNAL)) return load(&effects[kind][step]) > 0;
     return kind == KIND_STALL || load(&hits[kind][step]) > 0;
@@ -135,22 +157,42 @@ int main(void) {
     CHECK(merino_start(&cfg) == 0);
     __atomic_store_n(&mrn_idws_test_quiet, true, __ATOMIC_RELAXED); /* relaxed: before the loops */
     for (int step = 0; step < MRN_IDWS_STEPS; step++) {
+        if (kick_step(step)) continue;
         run_loops(step, KIND_SIGNAL, MERINO_SCHEDULE_IDWS);
         if (step < MRN_IDWS_STEP_ASKED) {
             run_loops(step, KIND_STALL, MERINO_SCHEDULE_IDWS);
             run_loops(step, KIND_STALL, MERINO_SCHEDULE_IDWS_POLL);
         }
     }
+    /* The second part: the thieves' own signals, with a thread held at each step of a signal's
+     * sending (after the thief counted itself in the victim's senders; after it saw the victim
+     * RUNNING, until the victim has stopped running) and of a participant's leaving (IDLE stored,
+     * before it reads senders). No signal may land on a thread that runs no participant. */
+    __atomic_store_n(&mrn_idws_test_quiet, false, __ATOMIC_RELAXED); /* relaxed: no loop runs now */
+    __atomic_store_n(&mrn_idws_test_outside, 0, __ATOMIC_RELAXED);   /* the test's own signals may have */
+    uint64_t sent0 = load(&mrn_idws_sent);
+    for (int step = 0; step < MRN_IDWS_STEPS; step++)
+        if (held_step(step)) run_loops(step, KIND_HOLD, MERINO_SCHEDULE_IDWS);
     check_set_context(NULL);
     merino_stop();
 
+    printf("thieves' own signals: %llu, %llu of them landed outside a participant\n",
+           (unsigned long long)(load(&mrn_idws_sent) - sent0), (unsigned long long)load(&mrn_idws_test_outside));
+    CHECK(load(&mrn_idws_sent) > sent0);
+    CHECK_EQ_UINT(load(&mrn_idws_test_outside), 0);
     for (int step = 0; step < MRN_IDWS_STEPS; step++)
-        for (int kind = 0; kind < (step < MRN_IDWS_STEP_ASKED ? KINDS : 1); kind++)
+        if (held_step(step)) {
+            printf("held at %-13s: %4llu times\n", step_names[step], (unsigned long long)held[step]);
+            CHECK_MSG(held[step] > 0, "no thread reached %s", step_names[step]);
+        }
+    for (int step = 0; step < MRN_IDWS_STEPS; step++)
+        for (int kind = 0; kind < (kick_step(step) ? 0 : step < MRN_IDWS_STEP_ASKED ? KINDS : 1); kind++)
             printf("%-6s at %-13s: %4llu times (%llu with a request pending), %4llu %s there\n",
                    kind_names[kind], step_names[step], (unsigned long long)hits[kind][step],
                    (unsigned long long)(kind == KIND_SIGNAL && step < MRN_IDWS_STEP_ASKED ? asked_at[step] : hits[kind][step]),
                    (unsigned long long)effects[kind][step], kind == KIND_STALL ? "fallbacks" : "donations");
     for (int step = 0; step < MRN_IDWS_STEPS; step++) {
+        if (kick_step(step)) continue;
         const char *name = step_names[step];
         uint64_t sig = hits[KIND_SIGNAL][step], sig_eff = effects[KIND_SIGNAL][step];
         uint64_t stall = hits[KIND_STALL][step], stall_eff = effects[KIND_STALL][step];

@@ -10,6 +10,9 @@
  *   join_no_spawn    a task body joins with no spawn, in a release build: SIGABRT and "MERINO_JOIN
  *                    without a matching MERINO_SPAWN" (at c4d7260 it hung), with 1 and 2 workers
  *   join_extra       a task body spawns once and joins twice: the same message
+ *   join_other       a task body joins a public task under another task's name, stolen or not
+ *                    (join_other_stolen): "does not match" (at 81fa2f8 the join returned the other
+ *                    task's result silently when a thief had run it)
  *                    (A release build catches a join below where the running root or stolen task
  *                    began. A surplus join in a task body called by another that has a spawn
  *                    pending takes that spawn: only the debug build sees it, by the task's name.)
@@ -98,6 +101,35 @@ MERINO_TASK_1(int, join_twice, int, n) {
     return a + b;
 }
 
+/* A join that names another task than the one spawned: the spawn is public (a region entered
+ * with idle workers spawns public first), so the join takes the slow path, which checks the task
+ * there in every build — whether a thief ran it (wait_thief: the body waits until it has) or not. */
+static int g_ran_by; /* atomic: 1 + the worker index that ran spawned_other */
+
+MERINO_TASK_1(int, spawned_other, int, n) {
+    __atomic_store_n(&g_ran_by, 1 + merino_worker_index(), __ATOMIC_RELEASE); /* release: n's use */
+    return n + 1;
+}
+
+MERINO_TASK_1(int, joined_instead, int, n) { return n * 100; }
+
+MERINO_TASK_1(int, join_other, int, wait_thief) {
+    MERINO_SPAWN(spawned_other, 1);
+    if (wait_thief) /* up to 10 s for a thief; a stolen task is checked at its join too */
+        for (int i = 0; i < 10000 && __atomic_load_n(&g_ran_by, __ATOMIC_ACQUIRE) == 0; i++) usleep(1000);
+    return MERINO_JOIN(joined_instead); /* wrong: the spawn was of spawned_other */
+}
+
+static int child_join_other(int wait_thief) {
+    merino_config cfg = {0};
+    cfg.workers = 2;
+    if (merino_start(&cfg) != 0) return 2;
+    int r = MERINO_RUN(join_other, wait_thief);
+    fprintf(stderr, "the task returned %d (spawned_other ran on worker %d)\n", r,
+            __atomic_load_n(&g_ran_by, __ATOMIC_ACQUIRE) - 1);
+    return SURVIVED;
+}
+
 static int child_join(unsigned workers, int which) {
     merino_config cfg = {0};
     cfg.workers = workers;
@@ -142,6 +174,8 @@ static int run_child(const char *name) {
     if (strcmp(name, "join_no_spawn_1") == 0) return child_join(1, 0);
     if (strcmp(name, "join_no_spawn_2") == 0) return child_join(2, 0);
     if (strcmp(name, "join_extra") == 0) return child_join(2, 1);
+    if (strcmp(name, "join_other") == 0) return child_join_other(0);
+    if (strcmp(name, "join_other_stolen") == 0) return child_join_other(1);
     if (strcmp(name, "nproc") == 0) return child_nproc();
     fprintf(stderr, "unknown child %s\n", name);
     return 3;
@@ -173,7 +207,8 @@ int main(int argc, char **argv) {
 #else
     printf("alloc_array, alloc_record: skipped under the sanitizers (they own the allocator)\n");
 #endif
-    static const char *const joins[] = {"join_no_spawn_1", "join_no_spawn_2", "join_extra"};
+    static const char *const joins[] = {"join_no_spawn_1", "join_no_spawn_2", "join_extra", "join_other",
+                                        "join_other_stolen"};
     for (size_t i = 0; i < sizeof joins / sizeof joins[0]; i++) {
         check_child c = run(joins[i]);
         CHECK_CHILD(c, c.signaled && c.sig == SIGABRT);

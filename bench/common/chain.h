@@ -1,6 +1,6 @@
 /* chain.h — a calibrated amount of work for benchmarks whose tasks should take a given time (the
- * blocks of bench/dag, the tasks of bench/cancel): a multiply-add chain (bench_chain) the compiler
- * cannot shorten, and its speed on this machine, measured at start-up (not timed). */
+ * blocks of workloads/dag, the tasks of micro/cancel): a multiply-add chain (bench_chain) the
+ * compiler cannot shorten, and its speed on this machine, measured at start-up (not timed). */
 #ifndef BENCH_CHAIN_H
 #define BENCH_CHAIN_H
 

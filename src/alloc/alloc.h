@@ -1,18 +1,29 @@
-/* alloc.h — the allocator's internals, shared by its files (never included by users).
+/* alloc.h — the allocator's internals shared by all its files (never included by users): sizes,
+ * block headers, and the functions of its lower files (os.c, chunks.c and trim.c, large.c,
+ * debug.c); heaps are in heap.h, blocks of a heap in block.h, frees by other threads in remote.h,
+ * the pool's state in chunks.h.
  *
  * Memory comes from the OS in chunks of 1 MB aligned to 1 MB: 64 blocks of 16 KB, the first (two in
- * debug builds) the chunk's header (pool.c). A block serves one size class of one thread's heap; its
+ * debug builds) the chunk's header (chunks.c). A block serves one size class of one thread's heap; its
  * header (mrn_block, 128 bytes) says everything free needs. The headers of a chunk's blocks sit side
  * by side in its first block, so that a program using many blocks does not make every header compete
  * for the same cache sets (a header at each 16 KB boundary maps to one set of each cache level); one
  * is found from any object by arithmetic on the address: mrn_block_of(p). A medium object is a run
  * of blocks with the header of its first, a large one a mapping of its own laid out so that the same
  * arithmetic finds its header, so free tells them apart by the header alone. See docs/alloc.md.
+ *
+ * Files, each calling only those after it: api.c (calloc, realloc, usable size), malloc.c (the
+ * fast paths, then the slow paths, aligned objects, a thread's start and exit), remote.c (frees by
+ * other threads), heap.c (heaps: registry, settings, fork, statistics), block.c (blocks of a heap),
+ * large.c (medium and large objects), chunks.c (the pool of free blocks), trim.c (what the pool
+ * gives back to the OS), debug.c (debug builds' checks), os.c; and src/sys below them all.
  */
 #ifndef MERINO_ALLOC_INTERNAL_H
 #define MERINO_ALLOC_INTERNAL_H
 
-#include "sys/sys.h"
+#include "sys/sys.h" /* first: it asks for the GNU declarations */
+
+#include "sys/lock.h"
 
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -77,31 +88,29 @@ MRN_HIDDEN extern size_t mrn_pool_keep; /* written once at initialization, befor
 #define MRN_DECAY_MS 100
 MRN_HIDDEN extern uint64_t mrn_decay_ms; /* as mrn_pool_keep */
 /* Frees of other heaps' objects wait in the freeing thread in batches of up to this many objects
- * and bytes, one batch per owning heap, MRN_BATCHES batches at once. 256 rather than 64 objects:
- * speed-cross +11%, xmalloc-test +14%, larson-many +3% (2 threads, 7 interleaved rounds; the
- * owner takes them in longer lists, less often); the byte bound keeps what waits small for large
- * objects (8 x 64 KB at most, and one medium object each). */
+ * and bytes, one batch per owning heap, MRN_BATCHES batches at once. Long batches let the owner
+ * take them in longer lists, less often; the byte bound keeps what waits small for large objects
+ * (8 x 64 KB at most, and one medium object each). */
 #define MRN_BATCH_MAX 256
 /* Reuse of other heaps' objects: a thread whose frees are mostly of other heaps' objects (more
  * than a quarter of them, over roughly its last MRN_REUSE_WINDOW objects) keeps those of classes
  * below MRN_REUSE_CLASSES for its own next allocations, as tcmalloc's thread cache does, instead of
- * sending them home (larson with many foreign frees: +25%): a list per class in a pseudo-block the
- * class's active pointer points to while it holds objects (malloc's fast path pops it as any
- * block), up to MRN_REUSE_MAX objects. A thread with few foreign frees never reuses: the object a
- * thread is handed and frees shares its line with others' (Hoard's passive false sharing), and
- * reused objects stay their owner's, so freeing them again is a foreign free. docs/alloc.md. */
+ * sending them home: a list per class in a pseudo-block the class's active pointer points to while
+ * it holds objects (malloc's fast path pops it as any block), up to MRN_REUSE_MAX objects. A thread
+ * with few foreign frees never reuses: the object a thread is handed and frees shares its line
+ * with others' (Hoard's passive false sharing), and reused objects stay their owner's, so freeing
+ * them again is a foreign free. docs/alloc.md. */
 #define MRN_REUSE_CLASSES 19 /* objects up to 1008 bytes */
 #define MRN_REUSE_MAX 256
 #define MRN_REUSE_WINDOW 65536
 #define MRN_BATCH_BYTES (64 * 1024)
 #define MRN_BATCHES 8
 /* The own cache: classes from MRN_OWN_CLASS on (objects of 2416 bytes and more, 2 to 6 a block)
- * filled and emptied their blocks every few objects, each time a slow path on malloc (the next
- * block, its header and first object cold) and on free (a full block listed again): 21% of
- * rptest's mallocs and 20% of its frees. Their blocks carry MRN_TAG_OWN, so the owner's free
- * leaves the fast path and keeps the object in the class's pseudo-block (as reuse does, LIFO, up
- * to MRN_OWN_BYTES of objects: 4 to 13), which malloc's fast path pops; the objects stay counted
- * in use by their blocks. rptest +9-17%, mstress +0-4%, the MTS mix's peak +0.3-0.5 MB (docs/alloc.md). */
+ * would fill and empty their blocks every few objects, each time a slow path on malloc (the next
+ * block, its header and first object cold) and on free (a full block listed again). Their blocks
+ * carry MRN_TAG_OWN, so the owner's free leaves the fast path and keeps the object in the class's
+ * pseudo-block (as reuse does, LIFO, up to MRN_OWN_BYTES of objects: 4 to 13), which malloc's fast
+ * path pops; the objects stay counted in use by their blocks. */
 #define MRN_OWN_CLASS 22
 #define MRN_OWN_BYTES (32 * 1024)
 
@@ -112,7 +121,7 @@ MRN_HIDDEN extern uint64_t mrn_decay_ms; /* as mrn_pool_keep */
 #define MRN_TAG_OWN ((uintptr_t)1)     /* a small block of a class the owner caches its frees of */
 #define MRN_TAG_FLAGS ((uintptr_t)15)
 
-typedef struct mrn_heap mrn_heap;
+typedef struct mrn_heap mrn_heap; /* heap.h */
 
 typedef struct mrn_block {
     /* ---- line 0: read by foreign frees; written when the block changes owner or kind */
@@ -127,9 +136,9 @@ typedef struct mrn_block {
     /* ---- line 1: the owner's, written at every malloc and free */
     _Alignas(64) void *free; /* private free list (owner only); large: the object's address */
     /* Objects handed out and not yet freed back to this list (owner only), plus 1 while the block
-     * is its class's active one (or waits in real[] behind a pseudo-block): with few objects out, the
-     * active block emptied on 17% of frees in speed-cross at 1 thread, each a mispredicted branch
-     * and a call that found nothing to do. */
+     * is its class's active one (or waits in real[] behind a pseudo-block): without the pin, an
+     * active block with few objects out would empty often, each time a mispredicted branch and a
+     * call that finds nothing to do. */
     uint32_t used;
     uint32_t carved;   /* small: objects put on the free list so far (the rest untouched) */
     struct mrn_block *next, *prev; /* avail list of its bin; the pool's list when free */
@@ -162,6 +171,12 @@ static inline char *mrn_block_data(const mrn_block *b) {
     return (char *)((m & ~(MRN_CHUNK_SIZE - 1)) + ((m % MRN_CHUNK_SIZE) / MRN_BLOCK_HDR) * MRN_BLOCK_SIZE);
 }
 
+/* The start of the object of b (a small block) that p points into. */
+static inline char *mrn_object_start(mrn_block *b, const void *p) {
+    size_t off = (size_t)((const char *)p - mrn_block_data(b));
+    return mrn_block_data(b) + off - off % b->size;
+}
+
 /* Takes the first object of b's free list (not empty), counted in use. */
 static inline void *mrn_block_pop(mrn_block *b) {
     void *p = b->free;
@@ -179,90 +194,7 @@ static inline _Atomic uint64_t *mrn_block_live(const mrn_block *b) {
 }
 #endif
 
-/* ---- heaps --------------------------------------------------------------------------------------- */
-
-/* A batch is an array of the objects' addresses, in a buffer (mrn_buf) the freeing thread allocated
- * from its own heap: the freeing thread never writes another heap's object (it reads only the
- * block header's tag), and the owner, which knows every address without reading the objects,
- * prefetches them for writing (PREFETCHW: the lines come exclusive, the freeing core's copies
- * invalidated) MRN_AHEAD entries ahead of the one it pushes on its block's free list. Paired with
- * the linked batches before (2 threads, scale 4, 15 rounds): speed-cross +20%, xmalloc-test +24%,
- * larson-many +3%; arrays with a plain prefetch, or the lists with PREFETCHW, gained 0-3%.
- * Batches of at most MRN_CHAIN_MAX objects go as chains through the objects (alloc.c). */
-#define MRN_AHEAD 8
-
-typedef struct mrn_buf {
-    struct mrn_buf *next; /* the remote list (a list of buffers), or a heap's spare buffers */
-    mrn_heap *from;       /* the heap the buffer was allocated from (its spare buffers get it back) */
-    uint32_t n;           /* objects in p */
-    void *p[MRN_BATCH_MAX];
-} mrn_buf;
-
-/* Batch buffers are allocated straight from their class's active block (alloc.c: mrn_buf_get): never
- * a class whose active pointer may be a pseudo-block of other heaps' objects. */
-_Static_assert(sizeof(mrn_buf) > 1008, "mrn_buf's class is above MRN_REUSE_CLASSES (objects up to 1008 bytes)");
-
-typedef struct mrn_batch {
-    mrn_heap *to;   /* owning heap of the objects, NULL when the slot is unused */
-    mrn_buf *buf;   /* the objects so far (NULL with to) */
-    uint32_t n;
-    uint32_t bytes; /* the objects' sizes (block headers' size: a medium object's run) */
-} mrn_batch;
-
-/* LIVE: a thread's; ABANDONED: its thread exited, on the abandoned list; RECLAIMING: off that list
- * while a thread that flushed frees into it gives its emptied blocks back; LOST: a thread's that
- * fork did not copy (never adopted). */
-enum { MRN_HEAP_LIVE, MRN_HEAP_ABANDONED, MRN_HEAP_RECLAIMING, MRN_HEAP_LOST, MRN_HEAP_STATES };
-
-struct mrn_heap {
-    mrn_block *active[MRN_NCLASSES]; /* the block each class allocates from (fast path: first) */
-    mrn_block *avail[MRN_NCLASSES];  /* blocks with free objects, besides the active one: head */
-    mrn_block *avail_tail[MRN_NCLASSES]; /* and tail (a queue: see mrn_avail_push) */
-    mrn_block *real[MRN_NCLASSES];   /* the class's real active block while its pseudo-block is active */
-    /* Pseudo-blocks of reused objects (classes below MRN_REUSE_CLASSES: other heaps' objects; from
-     * MRN_OWN_CLASS on: this heap's, the own cache): free is the list, used counts down from 0 as
-     * objects come in (malloc's pops count it up again), so -used is their number. */
-    mrn_block reuse[MRN_NCLASSES];
-    uint32_t win_alloc, win_foreign; /* objects made available from blocks; other heaps' objects freed */
-    bool reusing;
-    _Atomic size_t reused; /* other heaps' objects kept for reuse (statistics; this thread writes) */
-    mrn_batch batch[MRN_BATCHES];    /* this thread's pending frees into other heaps */
-    mrn_batch *batch_last;           /* the slot the last foreign free went to (never NULL) */
-    uint32_t batch_next;             /* round-robin victim when every batch slot is taken */
-    uint32_t batched;                /* objects in batches (flushed in the slow path) */
-    mrn_buf *spare;                  /* buffers for new batches (owner only; come from spare_in) */
-    uint32_t nspare;
-    mrn_block *medium[MRN_MEDIUM_CACHED][MRN_MEDIUM_KEEP]; /* cached medium runs, by length - 1 */
-    uint8_t nmedium[MRN_MEDIUM_CACHED];
-    size_t medium_bytes;
-    uint32_t ticks;             /* slow paths that stayed in the heap (mrn_heap_tick) */
-    _Atomic size_t medium_hits; /* medium allocations from the cache (statistics; this thread writes) */
-    mrn_heap *next_all;        /* every heap ever made (heaps are never unmapped) */
-    mrn_heap *next_abandoned;  /* heaps of exited threads, waiting for a new thread */
-    /* Objects of this heap freed by other threads: a list of buffers (mrn_buf, linked through
-     * next) pushed by any thread, taken all at once by the owner; an entry with its low bit set is
-     * one object linked through its own first word to the next entry (a small batch's chain, or
-     * the free of a thread with no heap: exiting, or out of memory). Its own line: written by
-     * others. */
-    _Alignas(64) _Atomic(void *) remote;
-    /* MRN_HEAP_*, written under the heaps lock; on remote's line, which a thread that flushes a
-     * batch here reads it from right after its push, and which the owner does not write often. */
-    _Atomic int state;
-    /* This heap's buffers, given back by the heaps that collected them (a Treiber stack: pushed by
-     * any thread, taken whole by the owner). On remote's line: written by the same threads. */
-    _Atomic(mrn_buf *) spare_in;
-};
-
-/* ---- OS and locks (os.c) ------------------------------------------------------------------------- */
-
-/* A lock for the rare global paths: spins a little, then sleeps on a futex. */
-typedef struct mrn_lock {
-    _Atomic uint32_t word; /* 0 free, 1 held, 2 held with sleepers */
-} mrn_lock;
-#define MRN_LOCK_INIT {0}
-MRN_HIDDEN void mrn_lock_acquire(mrn_lock *l);
-MRN_HIDDEN void mrn_lock_release(mrn_lock *l);
-MRN_HIDDEN void mrn_lock_hold(mrn_lock *l, bool hold); /* acquire (true) or release (false): fork */
+/* ---- OS (os.c) ------------------------------------------------------------------------------------ */
 
 /* Anonymous read-write memory of len bytes (a multiple of the page), or NULL (errno ENOMEM). */
 MRN_HIDDEN void *mrn_os_map(size_t len);
@@ -273,14 +205,6 @@ MRN_HIDDEN void *mrn_os_reserve(size_t len);
 /* Gives the pages back to the OS; they read as zero when next touched. false: it failed (locked
  * pages), and they keep their bytes. */
 MRN_HIDDEN bool mrn_os_decommit(void *p, size_t len);
-/* Milliseconds of a coarse monotonic clock (a few ms resolution; no system call). */
-MRN_HIDDEN uint64_t mrn_now_ms(void);
-/* Writes one line "merino: ..." on stderr without allocating (the allocator may be broken). */
-MRN_HIDDEN void mrn_alloc_say(const char *fmt, ...) __attribute__((format(printf, 1, 2), cold));
-#ifdef __cplusplus
-extern "C"
-#endif
-MRN_HIDDEN __attribute__((noreturn, cold, format(printf, 1, 2))) void mrn_alloc_die(const char *fmt, ...);
 
 /* ---- statistics (relaxed counters: none orders anything; they are only summed at exit) --------- */
 
@@ -301,21 +225,18 @@ MRN_HIDDEN extern mrn_alloc_stats mrn_stats;
 #define MRN_STAT_ADD(f, n) atomic_fetch_add_explicit(&mrn_stats.f, (n), memory_order_relaxed)
 MRN_HIDDEN void mrn_stat_mapped(ptrdiff_t delta);
 
-/* ---- the pool of free blocks (pool.c) ------------------------------------------------------------ */
+/* ---- the pool of free blocks (chunks.c) ------------------------------------------------------------ */
 
 /* A run of k contiguous free blocks (1 <= k <= MRN_CHUNK_USABLE): the header of its first, NULL
  * when out of memory; *zero (if zero is not NULL) says whether all of it reads as zero. */
 MRN_HIDDEN mrn_block *mrn_pool_get(unsigned k, bool *zero);
 MRN_HIDDEN void mrn_pool_put(mrn_block *b, unsigned k); /* an entirely free run back to the pool */
 MRN_HIDDEN void mrn_pool_trim(size_t keep);             /* gives back all but keep resident free blocks */
+/* mrn_os_map for memory the allocator hands out (chunks, large objects, heaps): when the OS
+ * refuses, the pool gives back every free block it holds and the map is tried once more. */
+MRN_HIDDEN void *mrn_pool_map(size_t len);
 /* Runs the decay if it is due: called from the slow paths (cheap when nothing is pending). */
 MRN_HIDDEN void mrn_pool_tick(void);
-/* The slow paths that stay in the heap (a block or medium run from its cache) call the decay only
- * every this many times: when it is pending, each call reads the clock (7% of glibc-thread). */
-#define MRN_TICK_EVERY 16
-static inline void mrn_heap_tick(mrn_heap *h) {
-    if (h->ticks++ % MRN_TICK_EVERY == 0) mrn_pool_tick();
-}
 MRN_HIDDEN void mrn_pool_lock_for_fork(bool lock); /* fork: taken before, released after (both sides) */
 MRN_HIDDEN size_t mrn_pool_blocks(size_t *cold, size_t *chunks); /* resident free blocks */
 
@@ -338,6 +259,14 @@ MRN_HIDDEN void mrn_debug_region(void *start, size_t len, bool add, const void *
 /* p lies in one of them; *object: that mapping's large object, or NULL (a chunk). */
 MRN_HIDDEN bool mrn_debug_owns(const void *p, const void **object);
 MRN_HIDDEN void mrn_debug_fork(bool lock);
+/* Marks p (a new object, or NULL) allocated and returns it. */
+MRN_HIDDEN void *mrn_debug_mark(void *p);
+/* Checks that p is an allocated object's address (and marks it free if release); reports it and
+ * aborts if not. what: the function the program called. */
+MRN_HIDDEN void mrn_debug_check(const void *p, const char *what, bool release);
+#define MRN_MARK(p) mrn_debug_mark(p)
+#else
+#define MRN_MARK(p) (p)
 #endif
 
 #endif /* MERINO_ALLOC_INTERNAL_H */

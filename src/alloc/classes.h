@@ -1,4 +1,4 @@
-/* classes.h — the size classes (generated from the rule in alloc.c's mrn_classes_check, which
+/* classes.h — the size classes (generated from the rule in malloc.c's mrn_classes_check, which
  * verifies this table at start-up): constant data, so that the fast path reads nothing another
  * thread writes. 8, then 16 bytes apart to 128, then each about 25% above the last (rounded down
  * to 16), then the largest small object. */
@@ -11,7 +11,7 @@ static const uint32_t mrn_class_size[MRN_NCLASSES] = {
 };
 
 /* The class of a small size, indexed by (size + 7) / 8. */
-static const uint8_t mrn_class_of[] = {
+static const uint8_t mrn_size_class[] = {
     0, 0, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7, 8, 8, 9, 9, 9, 9, 10, 10, 10, 10, 11, 11, 11, 11,
     11, 11, 12, 12, 12, 12, 12, 12, 13, 13, 13, 13, 13, 13, 13, 13, 14, 14, 14, 14, 14, 14, 14, 14,
     14, 14, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16,

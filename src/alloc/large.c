@@ -6,7 +6,7 @@
  * the paper's "8K to ~64K should also be cached", extended to 1 MB. What overflows the cache goes
  * back to the pool, where neighbouring free blocks make longer runs again. Larger objects, and
  * those aligned above a block, have a mapping of their own, unmapped when freed, by any thread. */
-#include "alloc.h"
+#include "alloc/heap.h"
 
 #include <errno.h>
 #include <string.h>
@@ -32,7 +32,7 @@ static void *mrn_large_map(size_t size, size_t align, unsigned mclass, mrn_heap 
         return NULL;
     }
     size_t len = mrn_round_page(MRN_CHUNK_SIZE + MRN_BLOCK_SIZE + align + size);
-    char *raw = mrn_os_map(len);
+    char *raw = mrn_pool_map(len);
     if (!raw) return NULL;
     uintptr_t base = ((uintptr_t)raw + MRN_CHUNK_SIZE - 1) & ~(MRN_CHUNK_SIZE - 1);
     uintptr_t p = (base + MRN_BLOCK_SIZE + align - 1) & ~(uintptr_t)(align - 1);
@@ -62,9 +62,9 @@ size_t mrn_zero_decommit = MRN_ZERO_DECOMMIT;
  * jemalloc zeroes a recycled extent (ehooks_default_zero_impl): the kernel maps zero pages as they
  * are touched, so a calloc'd buffer the program fills only in part does not make resident the
  * memory it never writes — at the price of a system call (and a TLB shootdown on the cores running
- * the program's other threads). Now that freed runs stay resident (pool.c's decay), this is what
- * keeps the MTS mix's peak resident size below jemalloc's, and what halves its speed (the
- * threshold's measurements: docs/alloc.md). */
+ * the program's other threads). Since freed runs stay resident (chunks.c's decay), this is what
+ * keeps the peak resident size of a program that callocs buffers and fills them in part low, at
+ * the price of speed for one that writes them whole (MERINO_ALLOC_CALLOC_DECOMMIT chooses). */
 static void mrn_medium_zero(char *p, size_t size) {
     if (size < mrn_zero_decommit) {
         memset(p, 0, size);
@@ -100,7 +100,7 @@ static void *mrn_medium_alloc(mrn_heap *h, size_t size, bool zero) {
         b->map_base = mrn_block_data(b);
         b->map_len = (size_t)k * MRN_BLOCK_SIZE;
         b->cls = k;
-        b->size = (uint32_t)b->map_len; /* what a batch of frees counts (alloc.c: mrn_batch_add) */
+        b->size = (uint32_t)b->map_len; /* what a batch of frees counts (remote.h: mrn_batch_add) */
         b->free = mrn_block_data(b);
 #if MRN_ALLOC_DEBUG
         /* The headers of the run's other blocks name the run (nothing else reads them): the debug

@@ -1,5 +1,5 @@
 /* mem.c — the runtime's own memory: merino's allocator, or the C library's under a sanitizer. */
-#include "mem.h"
+#include "alloc/mem.h"
 
 #include <stdlib.h>
 

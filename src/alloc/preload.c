@@ -4,7 +4,7 @@
  * merino_free, merino_calloc and merino_realloc, given by the link (CMakeLists.txt: --defsym), so a
  * call enters the allocator without a jump of its own; the others are each a jump to their
  * merino_ counterpart. Nothing here calls dlsym or allocates on its own. */
-#include "alloc.h"
+#include "alloc/alloc.h"
 
 #include "merino_alloc.h"
 

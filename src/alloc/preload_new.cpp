@@ -18,7 +18,7 @@ new_handler get_new_handler() noexcept __attribute__((weak));
 void __throw_bad_alloc() __attribute__((weak, noreturn));
 } // namespace std
 
-extern "C" void mrn_alloc_die(const char *fmt, ...) __attribute__((noreturn));
+extern "C" void mrn_die(const char *fmt, ...) __attribute__((noreturn));
 
 #define MRN_PRELOAD __attribute__((visibility("default")))
 
@@ -34,7 +34,7 @@ void *mrn_new(std::size_t size, std::size_t align, bool nothrow) {
     }
     if (nothrow) return nullptr;
     if (std::__throw_bad_alloc) std::__throw_bad_alloc();
-    mrn_alloc_die("operator new(%zu): out of memory, and no libstdc++ to throw std::bad_alloc", size);
+    mrn_die("operator new(%zu): out of memory, and no libstdc++ to throw std::bad_alloc", size);
 }
 
 } // namespace

@@ -9,6 +9,7 @@
 #include "backoff.h"
 
 #include <stdio.h>
+#include <string.h>
 
 /* ---- the caller slot ------------------------------------------------------------------------------ */
 
@@ -146,11 +147,12 @@ __attribute__((noinline, cold)) static void mrn_run_external_slow(merino__task *
         __atomic_fetch_add(&p->active, 1, __ATOMIC_SEQ_CST);
         if (__atomic_load_n(&mrn_running, __ATOMIC_SEQ_CST)) break;
         __atomic_fetch_sub(&p->active, 1, __ATOMIC_SEQ_CST);
-        if (mrn_start_default() != 0) {
+        if (mrn_start_default() != 0) { /* quiet: the reason is said once, in the line below */
             char why[512];
-            snprintf(why, sizeof why, "%s", merino_last_error());
-            mrn_fatal("MERINO_RUN could not start a pool of workers (%s): call merino_start with "
-                      "a configuration that works, and check its error",
+            const char *err = merino_last_error();
+            snprintf(why, sizeof why, "%s", strncmp(err, "merino: ", 8) == 0 ? err + 8 : err);
+            mrn_fatal("MERINO_RUN could not start a pool of workers: %s (or call merino_start with "
+                      "a configuration that works, and check its error)",
                       why);
         }
     }

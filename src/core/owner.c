@@ -10,6 +10,7 @@ static inline bool mrn_is_private(uintptr_t s) { return s >= MERINO__TASK_MIN &&
 
 __attribute__((noreturn, cold)) static void mrn_overflow(mrn_worker *w);
 __attribute__((noreturn, cold)) static void mrn_join_below_floor(void);
+__attribute__((noreturn, cold)) static void mrn_join_other_task(void);
 
 /* Invariant: private_from <= top; the live descriptors in [private_from, top) are PRIVATE, those
  * below are public or stolen. split equals private_from, except while a thief's request is
@@ -145,14 +146,17 @@ static void mrn_leapfrog(mrn_worker *w, merino__task *t, unsigned thief) {
  * no spawn (t is below where the running task began). Returns 1 if the owner now holds the task
  * and must run it, 0 if a thief ran it (the result is in t). Either way private_from comes down
  * to t: nothing above t is live. */
-int merino__join_slow(merino__task *t) {
+int merino__join_slow(merino__task *t, uintptr_t private_state) {
+    uintptr_t wrap = private_state - 1; /* the joining task's wrapper */
     mrn_worker *w = mrn_self();
     if (MRN_UNLIKELY(w == NULL || t < w->floor)) mrn_join_below_floor();
     MRN_PROF_JOIN_SLOW_BEGIN();
     /* relaxed: a PRIVATE state is written by the owner only. Private, below split: we are here
      * for a request. (Test the state, not private_from: with MERINO_ALL_PUBLIC the tasks above
      * private_from are public.) Give away the older ones; t is ours to run. */
-    if (mrn_is_private(__atomic_load_n(&t->state, __ATOMIC_RELAXED))) {
+    uintptr_t own = __atomic_load_n(&t->state, __ATOMIC_RELAXED);
+    if (mrn_is_private(own)) {
+        if (MRN_UNLIKELY(own != private_state)) mrn_join_other_task();
         mrn_enter_public(w);
         mrn_publish_below(w, t);
         mrn_set_split(w, t);
@@ -165,6 +169,7 @@ int merino__join_slow(merino__task *t) {
     mrn_set_split(w, t);
     for (;;) {
         if (MRN_LIKELY(s >= MERINO__TASK_MIN)) { /* not stolen: run it here */
+            if (MRN_UNLIKELY(s != wrap)) mrn_join_other_task();
             if (w->public_left != 0) mrn_public_inlined(w);
             MRN_PROF_JOIN_SLOW_INLINE();
             return 1;
@@ -189,6 +194,8 @@ int merino__join_slow(merino__task *t) {
         MRN_PROF_WAIT_END(prof_cat);
         mrn_set_split(w, t);
     }
+    /* relaxed: the thief's record of the wrapper it ran, ordered by the DONE we acquired */
+    if (MRN_UNLIKELY(__atomic_load_n(&t->check, __ATOMIC_RELAXED) != wrap)) mrn_join_other_task();
     MRN_PROF_JOINED_STOLEN(w, t);
     /* relaxed: bot is ours again (it pointed at t + 1, whose task we have joined); the next
      * publish's release store orders it before any task a thief could take here */
@@ -209,6 +216,14 @@ __attribute__((noreturn, cold)) static void mrn_overflow(mrn_worker *w) {
 __attribute__((noreturn, cold)) static void mrn_join_below_floor(void) {
     mrn_fatal("MERINO_JOIN without a matching MERINO_SPAWN: the task body joined more tasks than it "
               "spawned; every join must match an earlier spawn of the same task body");
+}
+
+/* A join met a public or stolen task of another task than its own (join_slow's wrap). Builds
+ * with the checks catch it at every join, with the task's name (merino__join_mismatch). */
+__attribute__((noreturn, cold)) static void mrn_join_other_task(void) {
+    mrn_fatal("a MERINO_JOIN does not match the most recent un-joined MERINO_SPAWN (it names a "
+              "different task): joins must be made in the reverse order of the spawns; build with "
+              "-DMERINO_DEBUG to have every join checked and the task named");
 }
 
 void merino__join_mismatch(merino__task *t, const char *name) {

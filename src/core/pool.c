@@ -13,15 +13,23 @@
 /* Serializes starting and stopping; never taken on a task path, nor by anything a task waits for. */
 static pthread_mutex_t mrn_lifecycle = PTHREAD_MUTEX_INITIALIZER;
 
+/* The workers the calling thread can share work with. On a worker, those of the pool it runs on:
+ * merino_stop clears mrn_running before it waits for the runs in flight, and those runs must go on
+ * seeing the pool they run on (a loop sizes its shares by it), which stays until they end; in the
+ * child of a fork made from a task only the forking thread is left. Elsewhere, those of the running
+ * pool, 0 when none runs or it is stopping. */
 unsigned merino_workers(void) {
-    /* relaxed: a count for display and sizing; start and stop store it atomically */
+    /* relaxed: counts for display and sizing; start and stop store them atomically, and on a
+     * worker they cannot change until the run ends */
+    if (merino__self)
+        return __atomic_load_n(&mrn_fork_orphan, __ATOMIC_RELAXED) ? 1 : __atomic_load_n(&mrn_the_pool.count, __ATOMIC_RELAXED);
     return __atomic_load_n(&mrn_running, __ATOMIC_RELAXED) ? __atomic_load_n(&mrn_the_pool.count, __ATOMIC_RELAXED) : 0;
 }
 
 unsigned merino_workers_active(void) {
-    /* relaxed: counts for display, as merino_workers */
-    if (!__atomic_load_n(&mrn_running, __ATOMIC_RELAXED)) return 0;
-    unsigned n = __atomic_load_n(&mrn_the_pool.count, __ATOMIC_RELAXED);
+    unsigned n = merino_workers();
+    if (n <= 1) return n;
+    /* relaxed: a count for display, as merino_workers */
     unsigned parked = __atomic_load_n(&mrn_the_pool.parked, __ATOMIC_RELAXED);
     return parked < n ? n - parked : 1;
 }
@@ -222,7 +230,12 @@ void mrn_with_pool_locked(void (*fn)(mrn_pool *p)) {
     pthread_mutex_unlock(&mrn_lifecycle);
 }
 int merino_ensure_started(const merino_config *cfg) { return mrn_start(cfg, true); }
-int mrn_start_default(void) { return mrn_start(NULL, true); }
+/* Quiet: its caller says why in the one line it prints (enter.c). */
+int mrn_start_default(void) {
+    merino_config cfg = {0}; /* zero: every setting from the environment or its default */
+    cfg.quiet = 1;
+    return mrn_start(&cfg, true);
+}
 
 /* ---- stop ----------------------------------------------------------------------------------------- */
 

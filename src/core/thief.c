@@ -54,6 +54,8 @@ bool mrn_steal(mrn_worker *self, mrn_worker *victim, merino__task *top) {
         __atomic_store_n(&t->state, s, __ATOMIC_RELEASE);
         return false;
     }
+    /* relaxed: the wrapper we run, for the owner's join to check; published by our DONE store */
+    __atomic_store_n(&t->check, s, __ATOMIC_RELAXED);
     /* relaxed: tells the owner whom to leapfrog; no data attached */
     __atomic_store_n(&t->state, MERINO__STOLEN(self->index), __ATOMIC_RELAXED);
     /* relaxed: thieves validate bot themselves; the owner reads it after our DONE store */

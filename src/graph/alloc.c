@@ -57,6 +57,7 @@ static merino_task *mrn_block_new_malloc(size_t data_bytes) {
     t->merino__class = MRN_CLASS_MALLOC;
     t->merino__owner = MRN_OWNER_NONE;
     t->merino__destroy = NULL; /* as a free-list block's (merino__task_init leaves it) */
+    t->merino__prof = 0;       /* likewise */
     return t;
 }
 
@@ -76,6 +77,7 @@ __attribute__((noinline)) static merino_task *mrn_refill(mrn_gworker *gw, unsign
         b->merino__class = (uint16_t)c;
         b->merino__owner = (uint16_t)gw->index;
         b->merino__destroy = NULL; /* every block on a free list has none (merino__task_init) */
+        b->merino__prof = 0;       /* nor a profiler record (freed when a task finishes) */
         b->merino__parent = head;
         head = b;
     }

@@ -40,6 +40,9 @@ struct merino_graph_node {
     merino_graph_node *via; /* search: the node the search came from (for the cycle's path) */
     merino_graph_node **pred;
     unsigned csucc, npredl, cpred;
+#if MERINO__PROFILE
+    uint64_t prof_path[2]; /* atomic: the profiler's: where the node's path begins (prof_hooks.h) */
+#endif
 };
 _Static_assert(sizeof(merino_graph_node) == 2 * MRN_CACHE_LINE, "a node is two cache lines");
 
@@ -291,6 +294,7 @@ static merino_task *mrn_node_older(mrn_gworker *gw, const merino_graph *g, unsig
 static merino_task *mrn_node_run(merino_task *self) {
     merino_graph_node *x;
     memcpy(&x, merino_task_data(self), sizeof x);
+    MRN_PROF_NODE_BEGIN(x);
     x->fn(x->arg);
     merino_graph *g = x->graph;
     /* failed or cancelled: stop here (no group flagged anywhere: none of ours, one load) */
@@ -299,6 +303,7 @@ static merino_task *mrn_node_run(merino_task *self) {
     merino_graph_node *best = NULL; /* the ready successor with the highest level */
     for (unsigned i = 0; i < x->nsucc; i++) {
         merino_graph_node *y = x->succ[i];
+        MRN_PROF_NODE_PRED(y);
         /* A node with one predecessor is ready now: its count is never touched (a locked
          * instruction saved, and its line left shared). Else acq_rel: release, what this node
          * wrote happens before y runs; acquire, for the last predecessor, what the others wrote
@@ -358,6 +363,7 @@ static void mrn_graph_run_here(void *p) {
         for (unsigned i = 0; i < g->n; i++) { /* relaxed: published by the spawns below */
             merino_graph_node *x = g->nodes[i];
             __atomic_store_n(&x->pending, x->npred, __ATOMIC_RELAXED);
+            MRN_PROF_NODE_RESET(x);
             if (x->npred == 0) g->work[g->nsources++] = x;
         }
         for (unsigned k = g->n; k-- > 0;) { /* levels, in reverse topological order */
@@ -368,8 +374,10 @@ static void mrn_graph_run_here(void *p) {
         }
     }
     mrn_gworker *gw = mrn_gself();
-    for (unsigned i = g->nsources; i-- > 0;) /* in reverse: this worker pops the first node first */
+    for (unsigned i = g->nsources; i-- > 0;) { /* in reverse: this worker pops the first node first */
+        MRN_PROF_NODE_PRED(g->work[i]); /* the run is the sources' predecessor */
         mrn_node_queue(gw, mrn_node_task(g->work[i]), g->work[i]);
+    }
     r->status = mrn_group_wait_here(&g->group);
     /* A run that did not complete left counts part-way (successors of a node that threw, or of a
      * cancelled one, never reached zero): the next run resets them all. */

@@ -16,6 +16,7 @@
 #define MERINO_GRAPH_NO_INLINE /* the library defines the functions the header's macros replace */
 #include "core/core.h"
 #include "merino_graph.h"
+#include "prof_hooks.h" /* the profiler's hooks: nothing in the default build */
 
 #include <stddef.h>
 

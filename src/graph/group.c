@@ -105,7 +105,9 @@ typedef struct mrn_wait_args {
 } mrn_wait_args;
 
 int mrn_group_wait_here(merino_task_group *g) {
+    MRN_PROF_TOBJ_WAIT_BEGIN(prof);
     mrn_wait_for(mrn_gself(), &g->merino__anchor, g->merino__anchor.merino__depth);
+    MRN_PROF_TOBJ_WAIT_END(prof, &g->merino__anchor);
     int status = merino_task_group_is_canceling(g) ? MERINO_CANCELED : MERINO_COMPLETE;
     /* Reset for reuse, uncounting its flags (mrn_flagged_groups). relaxed: no task of g is left;
      * the next run's spawn publishes these; the exchange: a cancel from another thread meanwhile
@@ -119,6 +121,7 @@ int mrn_group_wait_here(merino_task_group *g) {
 
 static void mrn_wait_here(void *p) {
     mrn_wait_args *w = p;
+    MRN_PROF_TOBJ_WAIT_BEGIN(prof);
     mrn_gworker *gw = mrn_gself();
     if (w->root)
         mrn_execute(gw, w->root); /* depth first: the root at once, here */
@@ -128,6 +131,7 @@ static void mrn_wait_here(void *p) {
          * in 100 ms on a pool of 4: the one left private waited for the caller's). */
         mrn_deque_publish(gw);
     w->status = mrn_group_wait_here(w->g);
+    MRN_PROF_TOBJ_WAIT_END(prof, NULL);
 }
 
 int merino_task_group_wait(merino_task_group *g) {

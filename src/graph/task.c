@@ -157,7 +157,10 @@ static merino_task *mrn_find_task(mrn_gworker *gw, int32_t depth) {
     merino_task *t = mrn_deque_pop(gw, depth);
     if (t) return t;
     mrn_gworker *victim = mrn_pick_gvictim();
-    return victim ? mrn_deque_steal(victim, depth) : NULL;
+    if (!victim) return NULL;
+    t = mrn_deque_steal(victim, depth);
+    if (t) merino__count(&mrn_self()->steals); /* merino_stats and the profiler count every steal */
+    return t;
 }
 
 /* The anchor of a chain run from the idle loop: its count is never 1, so the chain goes on with
@@ -296,6 +299,7 @@ static inline __attribute__((always_inline)) merino_task *mrn_release_ref(mrn_gw
 }
 
 void mrn_spawn(mrn_gworker *gw, merino_task *t) {
+    MRN_PROF_TOBJ_SPAWN(t);
     __atomic_store_n(&t->merino__state, MRN_T_READY, __ATOMIC_RELAXED); /* relaxed: the push publishes */
     if (MRN_UNLIKELY(!mrn_deque_push(gw, t))) mrn_execute(gw, t); /* full: run it now (bounded space) */
     mrn_wake_if_due(mrn_self()); /* a region's first work: thieves must be awake to ask for it */
@@ -343,10 +347,12 @@ void mrn_execute_in(mrn_gworker *gw, merino_task *t, const merino_task *anchor, 
     merino_task *const *outer_at = mrn_current_at;
     mrn_current_at = ctx; /* the running task: *ctx from now on */
     mrn_frame_push_at(gw, n, merino__next, t);
+    MRN_PROF_CHAIN_BEGIN(prof);
     do {
         /* relaxed: the task now running in this frame (mrn_current's too); a thief reads it only
          * while a direct task this task spawned is stolen, which this task joins before it returns */
         __atomic_store_n(ctx, t, __ATOMIC_RELAXED);
+        MRN_PROF_TOBJ_BEGIN(t);
     again:
         __atomic_store_n(&t->merino__state, MRN_T_RUNNING, __ATOMIC_RELAXED); /* relaxed: this thread's */
         /* One test for both rare cases: a thief's request (a bypass chain may run long without a
@@ -357,6 +363,7 @@ void mrn_execute_in(mrn_gworker *gw, merino_task *t, const merino_task *anchor, 
         /* mrn_current() still names t until the next task or the end of the chain: the code
          * between (freeing t, dropping a reference, a push) reads it nowhere */
         uint32_t s = __atomic_load_n(&t->merino__state, __ATOMIC_RELAXED); /* relaxed: this thread's */
+        MRN_PROF_TOBJ_END(t, s);
         merino_task *ready;
         if (MRN_LIKELY(s == MRN_T_RUNNING))
             ready = mrn_finish(gw, t);
@@ -378,6 +385,7 @@ void mrn_execute_in(mrn_gworker *gw, merino_task *t, const merino_task *anchor, 
             next = mrn_deque_pop_unpolled(gw, depth); /* the loop polls before it runs it */
         t = next;
     } while (t);
+    MRN_PROF_CHAIN_END(prof);
     mrn_current_at = outer_at;
     merino__gcur = outer_fast;
     mrn_frame_pop(gw);
@@ -495,6 +503,7 @@ void merino_task_spawn(merino_task *t) {
 static void mrn_spawn_and_wait(merino_task *self, merino_task *child, const char *what) {
     mrn_gworker *gw = mrn_gcur_or_self();
     if (MRN_UNLIKELY(!gw)) mrn_not_on_worker(what);
+    MRN_PROF_TOBJ_WAIT_BEGIN(prof);
     int32_t depth = self->merino__depth;
     /* WAITING marks the count's extra one as the wait's, inert (mrn_release_ref); only for a task
      * that runs plainly (relaxed: ours; children read it, see mrn_release_ref) */
@@ -510,6 +519,7 @@ static void mrn_spawn_and_wait(merino_task *self, merino_task *child, const char
             mrn_spawn(gw, child);
     }
     mrn_wait_for(gw, self, depth);
+    MRN_PROF_TOBJ_WAIT_END(prof, self);
     if (mark) __atomic_store_n(&self->merino__state, MRN_T_RUNNING, __ATOMIC_RELAXED); /* relaxed: as above */
     __atomic_store_n(&self->merino__refs, 0, __ATOMIC_RELAXED); /* relaxed: no child is left */
 }

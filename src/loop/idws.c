@@ -17,10 +17,15 @@
  * code it interrupted may hold the lock): a failed try leaves the request to the thief's fallback.
  * The handler touches lock-free atomics and the mailbox only: it is async-signal-safe.
  *
- * A participant's thread and the records stay valid until the loop ends: every thread that runs a
- * participant is inside a frame that waits for this loop (a pool thread, or a caller-slot thread
- * joining a task that runs the loop), so a late signal finds a living thread, whose handler sees
- * no request for it. */
+ * The signal reaches a thread only while it runs a participant (a body, or this file's code between
+ * chunks), never the tasks or the program code it runs before or after: a thief signals a
+ * participant only while its state is RUNNING, and counts itself in the participant's `senders`
+ * around the check and the pthread_kill; a participant that leaves stores IDLE, waits until no
+ * thief is counted (a Dekker pair on state and senders), and then, if it was ever signalled, makes
+ * one system call, on whose return the kernel delivers what is queued for the thread. A thread that
+ * blocks the signal when its participant starts (a program that blocks every signal, say, for
+ * sigwait) is never signalled: its participant answers requests by polling, as under idws-poll,
+ * and nothing piles up in the thread's signal queue. */
 #include "loop.h"
 
 #include "../alloc/mem.h"
@@ -52,8 +57,12 @@ typedef struct mrn_idws_rec {
     uint32_t lock;      /* atomic: 1 while `end` changes or the owner settles a conflict */
     uint32_t req;       /* atomic: 0, or the number + 1 of the participant asking for work */
     uint32_t answer;    /* atomic: this participant as a thief: WAITING, GIVEN, REFUSED */
+    uint32_t senders;   /* atomic: thieves between their check of state and their pthread_kill */
+    uint32_t kicked;    /* atomic: a thief has signalled this participant */
     uint64_t got_lo, got_hi;  /* the range given to this participant (before answer = GIVEN) */
     pthread_t thread;         /* the thread running it (before state = RUNNING) */
+    bool by_signal;           /* thieves signal it (idws, and the thread takes the signal); else it
+                                 polls for requests between chunks (before state = RUNNING) */
     struct mrn_idws_rec *all; /* the loop's records, for the handler */
     uint64_t min;             /* a range is split only when it has 2 * min units left */
 } mrn_idws_rec;
@@ -63,20 +72,25 @@ typedef struct mrn_idws_rec {
  * executable (in place of the library's copy): MRN_IDWS_STEP(step, r) then calls the test at every
  * step of the protocol listed in loop.h (enum mrn_idws_step), where it delivers the signal, or
  * stalls the thread, at exactly that step; thieves send no signal of their own while
- * mrn_idws_test_quiet is set, so that the test's are the only ones. The library compiles none of
- * it. */
+ * mrn_idws_test_quiet is set, so that the test's are the only ones; the handler counts the signals
+ * that land on a thread with no participant current. The library compiles none of it. */
 #ifdef MRN_IDWS_TEST_HOOKS
 struct mrn_idws_rec;
 static void mrn_idws_test_step(enum mrn_idws_step step, struct mrn_idws_rec *r);
 static bool mrn_idws_test_quiet;          /* atomic: thieves send no signal */
 static uint64_t mrn_idws_test_handled;    /* atomic: handler runs */
+static uint64_t mrn_idws_test_outside;    /* atomic: handler runs with no participant current */
 #define MRN_IDWS_STEP(step, r) mrn_idws_test_step(step, r)
 #define MRN_IDWS_SEND() (!__atomic_load_n(&mrn_idws_test_quiet, __ATOMIC_RELAXED)) /* relaxed: a test's switch */
-#define MRN_IDWS_HANDLED() __atomic_fetch_add(&mrn_idws_test_handled, 1, __ATOMIC_RELEASE) /* release: the handler's stores, for the test's acquire load */
+static inline void mrn_idws_test_handled_by(const struct mrn_idws_rec *r) {
+    if (r == NULL) __atomic_fetch_add(&mrn_idws_test_outside, 1, __ATOMIC_RELAXED); /* relaxed: a count */
+    __atomic_fetch_add(&mrn_idws_test_handled, 1, __ATOMIC_RELEASE); /* release: the handler's stores, for the test's acquire load */
+}
+#define MRN_IDWS_HANDLED(r) mrn_idws_test_handled_by(r)
 #else
 #define MRN_IDWS_STEP(step, r) ((void)0)
 #define MRN_IDWS_SEND() true
-#define MRN_IDWS_HANDLED() ((void)0)
+#define MRN_IDWS_HANDLED(r) ((void)0)
 #endif
 
 /* Counts for the tests (tests/test_loop_idws.c), summed over the process. */
@@ -195,7 +209,7 @@ static void mrn_idws_handler(int sig, siginfo_t *info, void *uc) {
     int saved = errno;
     mrn_idws_rec *r = mrn_idws_current;
     if (r) mrn_idws_donate(r);
-    MRN_IDWS_HANDLED();
+    MRN_IDWS_HANDLED(r);
     errno = saved;
 }
 
@@ -227,12 +241,22 @@ static void mrn_idws_install(void) {
                  strerror(errno));
         return;
     }
+    bool ignored = !(old.sa_flags & SA_SIGINFO) && old.sa_handler == SIG_IGN;
     bool taken = (old.sa_flags & SA_SIGINFO) ? old.sa_sigaction != NULL : old.sa_handler != SIG_DFL;
+    if (ignored) {
+        snprintf(mrn_idws_error, sizeof mrn_idws_error,
+                 "the idws schedule needs real-time signal %d for its handler, but the signal is ignored "
+                 "(SIG_IGN) in this process — set by the program, or inherited from the process that "
+                 "started it, since exec keeps ignored signals ignored: set MERINO_IDWS_SIGNAL to another "
+                 "(%d to %d), put SIG_DFL back on it before the first idws loop, or use idws-poll (no signal)",
+                 sig, SIGRTMIN, SIGRTMAX);
+        return;
+    }
     if (taken) {
         snprintf(mrn_idws_error, sizeof mrn_idws_error,
                  "the idws schedule needs real-time signal %d for its handler, but the program has "
-                 "installed a disposition for it: set MERINO_IDWS_SIGNAL to a free one (%d to %d), or "
-                 "use another schedule (idws-poll needs no signal)",
+                 "installed a handler of its own on it: set MERINO_IDWS_SIGNAL to a free one (%d to %d), "
+                 "or use another schedule (idws-poll needs no signal)",
                  sig, SIGRTMIN, SIGRTMAX);
         return;
     }
@@ -251,16 +275,71 @@ static void mrn_idws_install(void) {
 
 /* ---- a loop's participants --------------------------------------------------------------------- */
 
+/* Stops the program unless our handler is still on the signal: checked at every idws loop, and by
+ * a thief before each signal it sends (a program that put SIG_DFL back would be killed by it). */
+static void mrn_idws_check_handler(void) {
+    struct sigaction cur;
+    memset(&cur, 0, sizeof cur);
+    if (sigaction(mrn_idws_signal, NULL, &cur) == 0 && (cur.sa_flags & SA_SIGINFO) &&
+        cur.sa_sigaction == mrn_idws_handler)
+        return;
+    const char *now = (cur.sa_flags & SA_SIGINFO) ? "a handler of its own"
+                      : cur.sa_handler == SIG_DFL ? "SIG_DFL, under which the signal would end the process"
+                      : cur.sa_handler == SIG_IGN ? "SIG_IGN"
+                                                  : "a handler of its own";
+    mrn_fatal("the idws schedule's handler on real-time signal %d was replaced by the program (now %s): "
+              "leave that signal to merino while idws loops run (or set MERINO_IDWS_SIGNAL to another), "
+              "or use another schedule",
+              mrn_idws_signal, now);
+}
+
 /* Stops the program unless our handler is on the signal (installed now, the first time). */
 static void mrn_idws_check_signal(void) {
     pthread_once(&mrn_idws_once, mrn_idws_install);
     if (mrn_idws_signal == 0) mrn_fatal("%s", mrn_idws_error);
-    struct sigaction cur;
-    if (sigaction(mrn_idws_signal, NULL, &cur) != 0 || !(cur.sa_flags & SA_SIGINFO) ||
-        cur.sa_sigaction != mrn_idws_handler)
-        mrn_fatal("the idws schedule's handler on real-time signal %d was replaced by the program: leave "
-                  "that signal to merino (or set MERINO_IDWS_SIGNAL to another), or use another schedule",
-                  mrn_idws_signal);
+    mrn_idws_check_handler();
+}
+
+/* Whether the calling thread takes the signal (does not block it): one system call. */
+static bool mrn_idws_unblocked(void) {
+    sigset_t cur;
+    return pthread_sigmask(SIG_BLOCK, NULL, &cur) == 0 && !sigismember(&cur, mrn_idws_signal);
+}
+
+/* As a thief: signals victim v if it still runs its participant (state RUNNING), counted in its
+ * senders meanwhile so that a victim that leaves waits for the signal to be queued (mrn_idws_leave). */
+static void mrn_idws_kick(mrn_idws_rec *v) {
+    __atomic_fetch_add(&v->senders, 1, __ATOMIC_RELAXED); /* relaxed: ordered by the fence below */
+    MRN_IDWS_STEP(MRN_IDWS_STEP_KICK_COUNTED, v);
+    /* seq_cst fence: our count before our read of the state, against the victim's IDLE before its
+     * read of the count (mrn_idws_leave): one of us sees the other's store */
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    if (__atomic_load_n(&v->state, __ATOMIC_RELAXED) == MRN_IDWS_RUNNING) { /* relaxed: see the fence */
+        MRN_IDWS_STEP(MRN_IDWS_STEP_KICK_CHECKED, v);
+        mrn_idws_check_handler();
+        __atomic_store_n(&v->kicked, 1, __ATOMIC_RELAXED); /* relaxed: published by the release below */
+        mrn_idws_count(&mrn_idws_sent);
+        pthread_kill(v->thread, mrn_idws_signal);
+    }
+    /* release: the signal is queued on the victim's thread, and kicked set, before the victim sees
+     * the count drop */
+    __atomic_fetch_sub(&v->senders, 1, __ATOMIC_RELEASE);
+}
+
+/* A participant that takes signals leaves (its state IDLE for good): waits until no thief is about
+ * to signal it, then, if any did, makes a system call so that the kernel delivers the signals
+ * queued for this thread on its return — here, not in whatever the thread runs next. */
+static void mrn_idws_leave(mrn_idws_rec *me) {
+    MRN_IDWS_STEP(MRN_IDWS_STEP_LEAVING, me);
+    /* seq_cst fence: the other half of mrn_idws_kick's pair (our IDLE, stored by set_state, before
+     * our read of senders) */
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    /* acquire: a thief's signal and kicked, before it decremented senders */
+    while (__atomic_load_n(&me->senders, __ATOMIC_ACQUIRE) != 0) sched_yield();
+    if (__atomic_load_n(&me->kicked, __ATOMIC_RELAXED)) { /* relaxed: ordered by the acquire above */
+        sigset_t cur;
+        pthread_sigmask(SIG_BLOCK, NULL, &cur); /* pending unblocked signals are delivered before it returns */
+    }
 }
 
 void mrn_idws_setup(mrn_loop *L) {
@@ -298,17 +377,14 @@ static void mrn_idws_set_state(mrn_idws_rec *r, uint32_t state) {
 
 /* As a thief: waits for victim v's answer to our request, else withdraws it and takes the half
  * ourselves. Returns true with a range in [*lo, *hi). */
-static bool mrn_idws_ask(const mrn_loop *L, mrn_idws_rec *me, mrn_idws_rec *v, uint64_t *lo, uint64_t *hi) {
+static bool mrn_idws_ask(mrn_idws_rec *me, mrn_idws_rec *v, uint64_t *lo, uint64_t *hi) {
     uint32_t none = 0, mine = (uint32_t)(me - me->all) + 1;
     __atomic_store_n(&me->answer, MRN_IDWS_WAITING, __ATOMIC_RELAXED); /* relaxed: before the release CAS */
     /* release: our answer = WAITING before any donor can overwrite it */
     if (!__atomic_compare_exchange_n(&v->req, &none, mine, false, __ATOMIC_RELEASE, __ATOMIC_RELAXED))
         return false; /* another thief asks: choose again */
     MRN_IDWS_STEP(MRN_IDWS_STEP_ASKED, v);
-    if (L->schedule == MERINO_SCHEDULE_IDWS && MRN_IDWS_SEND()) {
-        mrn_idws_count(&mrn_idws_sent);
-        pthread_kill(v->thread, mrn_idws_signal);
-    }
+    if (v->by_signal && MRN_IDWS_SEND()) mrn_idws_kick(v);
     uint64_t t0 = mrn_clock_ns();
     bool taken = false; /* a donor took our request: wait for its answer, however long */
     for (;;) {
@@ -358,7 +434,7 @@ static bool mrn_idws_find(const mrn_loop *L, mrn_idws_rec *me, uint64_t *lo, uin
                        mrn_idws_split(best, false, lo, hi);
             mrn_idws_unlock(best);
             if (got) return true;
-        } else if (mrn_idws_ask(L, me, best, lo, hi)) {
+        } else if (mrn_idws_ask(me, best, lo, hi)) {
             return true;
         }
         sched_yield(); /* refused or raced: look again */
@@ -368,11 +444,12 @@ static bool mrn_idws_find(const mrn_loop *L, mrn_idws_rec *me, uint64_t *lo, uin
 void mrn_idws_share(mrn_loop *L, unsigned p, void *acc) {
     mrn_idws_rec *me = &L->idws[p];
     me->thread = pthread_self();
+    me->by_signal = L->schedule == MERINO_SCHEDULE_IDWS && mrn_idws_unblocked();
     mrn_idws_set_state(me, MRN_IDWS_RUNNING);
     mrn_idws_rec *outer = mrn_idws_current;
     mrn_idws_current = me;
     __atomic_signal_fence(__ATOMIC_SEQ_CST); /* the handler sees current only once it is set */
-    bool poll = L->schedule == MERINO_SCHEDULE_IDWS_POLL;
+    bool poll = !me->by_signal;
     uint64_t chunk = L->chunk, at = __atomic_load_n(&me->claimed, __ATOMIC_RELAXED); /* relaxed: ours */
     for (;;) {
         uint64_t t0 = mrn_clock_ns();
@@ -400,6 +477,7 @@ void mrn_idws_share(mrn_loop *L, unsigned p, void *acc) {
         at = lo;
         chunk = L->chunk;
     }
+    if (me->by_signal) mrn_idws_leave(me);
     __atomic_signal_fence(__ATOMIC_SEQ_CST); /* our last use of the record before current changes */
     mrn_idws_current = outer;
 }

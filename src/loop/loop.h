@@ -24,6 +24,7 @@
 #include "core/core.h"
 
 #include "merino_loop.h"
+#include "prof_hooks.h" /* the profiler's hooks: nothing in the default build */
 
 #include <stddef.h>
 #include <string.h>
@@ -32,7 +33,8 @@
 
 /* Adaptive: a chunk grows (doubling) while it takes less than half of this and shrinks when it
  * takes more than twice this. A thief's request waits for the chunk in progress, so this bounds
- * the latency of a split; 20 us costs one clock read per 20 us of work (about 0.1%). */
+ * the latency of a split; long next to a clock read, so that reading the clock per chunk costs
+ * nothing measurable. */
 #define MRN_LOOP_CHUNK_NS 20000
 /* Steal: the default chunk is a worker's share divided by this (one CAS on the owner's own cache
  * line per chunk). */
@@ -166,11 +168,14 @@ enum mrn_idws_step {
     MRN_IDWS_STEP_STATE_LOCKED,  /* changing its state (running, idle), lock held */
     MRN_IDWS_STEP_STATE_STORED,  /* state stored and requests refused, lock still held */
     MRN_IDWS_STEP_NEW_RANGE,     /* a range it got as a thief installed, lock held */
+    MRN_IDWS_STEP_LEAVING,       /* leaving its participant: IDLE stored, before the fence */
     /* on a thief, about the victim's record: */
     MRN_IDWS_STEP_ASKED,         /* request posted, signal not yet sent */
     MRN_IDWS_STEP_WITHDRAWN,     /* no answer in time: request withdrawn, victim not yet locked */
     MRN_IDWS_STEP_SPLIT_LOWERED, /* taking the half itself: victim's end lowered, before the fence */
     MRN_IDWS_STEP_SPLIT_FENCED,  /* after the fence, before reading the victim's claim */
+    MRN_IDWS_STEP_KICK_COUNTED,  /* about to signal: counted in the victim's senders, before the fence */
+    MRN_IDWS_STEP_KICK_CHECKED,  /* the victim's state read RUNNING, before the pthread_kill */
     MRN_IDWS_STEPS
 };
 /* schedule.c: MERINO_SCHEDULE, parsed once; stops the program when it is malformed. */

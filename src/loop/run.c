@@ -27,12 +27,14 @@ void mrn_loop_prepare(mrn_loop *L, unsigned workers) {
     L->fold = L->r != NULL && L->leaves == 0;
     L->partial_words = L->fold ? (L->r->size + sizeof(max_align_t) - 1) / sizeof(max_align_t) : 1;
     L->parts = workers < L->units ? workers : (unsigned)L->units;
+    if (L->parts == 0) L->parts = 1; /* no worker to share with (none running): one share, here */
 }
 
 /* Runs the loop on the calling worker; acc is the result's partial (reductions) or NULL. */
 static void mrn_loop_exec(mrn_loop *L, void *acc) {
-    unsigned workers = merino_workers();
-    if (L->leaves == 0 && workers == 1) { /* nothing to share: one call, as the serial loop */
+    unsigned workers = merino_workers(); /* the pool this run is on, even while it stops */
+    /* nothing to share: one call, as the serial loop (the profiled build keeps its chunks) */
+    if (L->leaves == 0 && workers <= 1 && MRN_PROF_LOOP_ONE_CALL) {
         mrn_loop_units(L, 0, L->n, acc);
         return;
     }
@@ -49,7 +51,10 @@ static void mrn_loop_exec(mrn_loop *L, void *acc) {
     }
 }
 
-MERINO_VOID_TASK_2(mrn_loop_root, mrn_loop *, L, void *, acc) { mrn_loop_exec(L, acc); }
+MERINO_VOID_TASK_2(mrn_loop_root, mrn_loop *, L, void *, acc) {
+    mrn_loop_exec(L, acc);
+    MRN_PROF_FOR_END();
+}
 
 /* ---- the entry points ---------------------------------------------------------------------------- */
 

@@ -10,9 +10,9 @@
  *
  * Each thread runs its participant on a copy of the team's mrn_loop (its own body and ctx) that
  * shares the team's ranges, counter and signal records; the team's loop stays in place until the
- * last participant has returned, so no thread reads a freed record. A signal that lands after a
- * thread's participant returned finds no record current on it (idws.c), so the handler returns at
- * once; the thread is alive, since the team waits at the barrier after the loop. */
+ * last participant has returned, so no thread reads a freed record. A participant returns only once
+ * the signals sent to it have been delivered (idws.c), so none lands in the code a thread runs after
+ * the loop. */
 #include "loop.h"
 
 #include "../alloc/mem.h"

@@ -21,22 +21,25 @@ void mrn_loop_units(const mrn_loop *L, uint64_t a, uint64_t b, void *acc) {
         return;
     }
     if (mrn_loop_stopped(L)) return;
+    MRN_PROF_CHUNK_BEGIN(prof);
     if (L->r)
         L->r->body(mrn_index(L, a), mrn_index(L, b), acc, L->ctx);
     else
         L->body(mrn_index(L, a), mrn_index(L, b), L->ctx);
+    MRN_PROF_CHUNK_END(prof);
 }
 
 static void mrn_loop_leaves(const mrn_loop *L, uint64_t a, uint64_t b) {
     /* whole leaves, each on its own; 64-bit products where they cannot overflow (n < 2^54 with
-     * 1024 leaves: __udivti3 cost a quarter of the per-leaf work), each leaf starting where the
-     * previous one ended */
+     * 1024 leaves: a 128-bit division, __udivti3, is a large part of a leaf's own cost), each leaf
+     * starting where the previous one ended */
     uint64_t n = L->n, m = L->leaves;
     bool narrow = n <= UINT64_MAX / m;
     uint64_t lo = narrow ? n * a / m : mrn_leaf_start(n, m, a);
     for (uint64_t j = a; j < b; j++) {
         uint64_t hi = narrow ? n * (j + 1) / m : mrn_leaf_start(n, m, j + 1);
         bool stopped = mrn_loop_stopped(L);
+        MRN_PROF_CHUNK_BEGIN(prof);
         if (L->r) {
             void *p = L->partials + j * L->stride;
             mrn_partial_init(L, p);
@@ -44,6 +47,7 @@ static void mrn_loop_leaves(const mrn_loop *L, uint64_t a, uint64_t b) {
         } else if (!stopped) {
             L->body(mrn_index(L, lo), mrn_index(L, hi), L->ctx);
         }
+        MRN_PROF_CHUNK_END(prof);
         lo = hi;
     }
 }

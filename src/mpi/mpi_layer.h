@@ -4,7 +4,7 @@
  * Files, each calling only files further down this list (and libmerino's exported internals,
  * merino/internal/layer.h — this library is linked against libmerino, so it cannot call mrn_*):
  *   wait.c      merino_mpi_wait / merino_mpi_waitall: the helping wait
- *   requests.c  the requests being waited for, polled with MPI_Testsome (the work source)
+ *   requests.c  the requests being waited for: testing them, and polling them (the work source)
  *   init.c      the thread-level check, the settings, the MPI lock, messages */
 #ifndef MERINO_MPI_LAYER_H
 #define MERINO_MPI_LAYER_H
@@ -24,11 +24,9 @@
 /* ---- init.c ---- */
 
 /* Poll interval bounds (MERINO_MPI_POLL_US): the longest sleep of a waiting worker with nothing
- * else to do. 500 us: waking from a sleep costs about 17 us of CPU on the 2-core development VM
- * (measured: 6.3% of a CPU sleeping 200 us at a time, 1.6% at 1 ms), the test itself (MPI_Testsome,
- * a round over the work sources) well under 1 us, so a waiting rank stays near 3% of a CPU, while a
- * message that arrives during a long wait is seen at most 0.5 ms late (short waits spin, then
- * yield, then sleep 1, 2, 4, ... us first). */
+ * else to do. 500 us: a wake-up costs far more CPU than the test it makes, so a waiting rank uses a
+ * few percent of a CPU, while a message that arrives during a long wait is seen at most 0.5 ms late
+ * (short waits spin, then yield, then sleep 1, 2, 4, ... us first). */
 #define MRN_MPI_POLL_US_DEFAULT 500
 #define MRN_MPI_POLL_US_MAX 100000
 
@@ -51,24 +49,31 @@ __attribute__((noreturn, cold, format(printf, 1, 2))) void mrn_mpi_fatal(const c
 
 /* ---- requests.c ---- */
 
-/* A task's wait: the requests it waits for, and how many are still pending. */
+/* A task's wait: its requests, and how far they are known to be complete. Each request is completed
+ * by MPI_Test into its own status, so that a status holds what MPI writes there, as after
+ * MPI_Waitall or MPI_Wait; a waitall's MPI_ERROR fields are then set as MPI_Waitall sets them
+ * (mrn_mpi_test). Only one thread tests w's requests at a time: the waiter before it registers w,
+ * the holder of the registry's lock while w is registered. */
 typedef struct mrn_mpi_wait {
     MPI_Request *reqs;
-    MPI_Status *statuses; /* or MPI_STATUSES_IGNORE */
+    MPI_Status *statuses; /* NULL: ignored */
     int count;
-    uint32_t left;        /* atomic: requests not yet complete */
-    int err;              /* an error other than a request's own (written before left drops) */
-    bool failed;          /* a request completed with an error (MPI_ERR_IN_STATUS) */
-    struct mrn_mpi_wait *prev, *next;
+    bool all;             /* merino_mpi_waitall (MPI_ERROR set in every status), else merino_mpi_wait */
+    int next;             /* requests [0, next) are complete */
+    int rc;               /* merino_mpi_wait: the request's code; waitall: MPI_ERR_IN_STATUS once one failed */
+    uint32_t done;        /* atomic: every request is complete */
+    struct mrn_mpi_wait *prev, *later;
 } mrn_mpi_wait;
 
-/* Adds w to the requests being polled; w->left counts those still pending (active and not
- * complete when the wait tested them). */
+/* Tests w's requests from w->next on, completing each one that is done, up to the first that is
+ * pending: whether all are complete. Under the MPI lock (mrn_mpi_call_begin). */
+bool mrn_mpi_test(mrn_mpi_wait *w);
+/* Adds w to the waits being polled (some request of w was pending). */
 void mrn_mpi_register(mrn_mpi_wait *w);
-/* Removes w (after left reached 0). */
+/* Removes w (after done was set): no thread tests its requests afterwards. */
 void mrn_mpi_unregister(mrn_mpi_wait *w);
-/* One MPI_Testsome over every registered request, if no other thread is at it: nonzero when a
- * request completed. The work source's poll. */
+/* Tests the registered waits' requests, if no other thread is at it: nonzero when a request
+ * completed. The work source's poll. */
 int mrn_mpi_poll(void);
 /* Registers the work source (once). */
 void mrn_mpi_add_source(void);

@@ -1,47 +1,51 @@
-/* requests.c — the requests that tasks wait for, and their polling: every registered request is
- * tested by one MPI_Testsome at a time, from the waiting worker and from idle workers (the work
- * source). MPI forbids two threads testing one request at once: only the thread holding the
- * registry's lock tests registered requests, and a waiter tests its own only before registering. */
+/* requests.c — the requests that tasks wait for: testing them, and polling the registered ones from
+ * the waiting worker and from idle workers (the work source). MPI forbids two threads testing one
+ * request at once: only the thread holding the registry's lock tests registered requests, and a
+ * waiter tests its own only before registering them and after removing them.
+ *
+ * Each request is completed by MPI_Test into its own status, never by a call that completes several
+ * (MPI_Testsome writes statuses in the order of completion, and an MPI may leave fields of a status
+ * as they were: a status copied from elsewhere would not be the one MPI_Waitall leaves). A wait's
+ * requests are tested in order, up to the first one still pending: one MPI_Test, and so one turn of
+ * the MPI's progress engine, per pending wait and poll. */
 #include "mpi_layer.h"
 
 #include <pthread.h>
-#include <stdlib.h>
 
-static pthread_mutex_t mrn_registry_lock = PTHREAD_MUTEX_INITIALIZER; /* the list, and the poller */
-static mrn_mpi_wait *mrn_waits;  /* registered waits (a list through prev/next) */
-static uint32_t mrn_nwaits;      /* atomic: how many; a peek that spares idle workers the lock */
+/* ---- testing -------------------------------------------------------------------------------------- */
 
-/* MPI_Testsome's arrays, with each entry's wait and index there. Under mrn_registry_lock. */
-static struct {
-    MPI_Request *reqs;
-    MPI_Status *statuses;
-    int *done;
-    mrn_mpi_wait **wait;
-    int *slot;
-    int cap;
-} mrn_scratch;
-
-static void mrn_scratch_reserve(int n) {
-    if (n <= mrn_scratch.cap) return;
-    int cap = mrn_scratch.cap ? mrn_scratch.cap : 16;
-    while (cap < n) cap *= 2;
-    mrn_scratch.reqs = realloc(mrn_scratch.reqs, (size_t)cap * sizeof *mrn_scratch.reqs);
-    mrn_scratch.statuses = realloc(mrn_scratch.statuses, (size_t)cap * sizeof *mrn_scratch.statuses);
-    mrn_scratch.done = realloc(mrn_scratch.done, (size_t)cap * sizeof *mrn_scratch.done);
-    mrn_scratch.wait = realloc(mrn_scratch.wait, (size_t)cap * sizeof *mrn_scratch.wait);
-    mrn_scratch.slot = realloc(mrn_scratch.slot, (size_t)cap * sizeof *mrn_scratch.slot);
-    if (!mrn_scratch.reqs || !mrn_scratch.statuses || !mrn_scratch.done || !mrn_scratch.wait ||
-        !mrn_scratch.slot)
-        mrn_mpi_fatal("out of memory for the arrays of %d pending MPI requests", cap);
-    mrn_scratch.cap = cap;
+bool mrn_mpi_test(mrn_mpi_wait *w) {
+    for (; w->next < w->count; w->next++) {
+        int i = w->next, flag = 0;
+        MPI_Status *st = w->statuses ? &w->statuses[i] : MPI_STATUS_IGNORE;
+        /* A null or inactive request tests complete with an empty status; a request that failed
+         * tests complete with its error as the code (only with an error handler that returns). A
+         * test that fails without completing anything counts as complete too: MPI_Waitall would
+         * return its error at once. */
+        int rc = MPI_Test(&w->reqs[i], &flag, st);
+        if (rc == MPI_SUCCESS && !flag) return false;
+        if (!w->all) {
+            w->rc = rc;
+            continue;
+        }
+        /* MPI_Waitall sets the MPI_ERROR of each status (MPI_Test leaves it): MPI_SUCCESS, or the
+         * request's error, which makes its code MPI_ERR_IN_STATUS. */
+        if (w->statuses) st->MPI_ERROR = rc;
+        if (rc != MPI_SUCCESS) w->rc = MPI_ERR_IN_STATUS;
+    }
+    return true;
 }
 
-/* ---- registering -------------------------------------------------------------------------------- */
+/* ---- registering ---------------------------------------------------------------------------------- */
+
+static pthread_mutex_t mrn_registry_lock = PTHREAD_MUTEX_INITIALIZER; /* the list, and the poller */
+static mrn_mpi_wait *mrn_waits;  /* registered waits (a list through prev/later) */
+static uint32_t mrn_nwaits;      /* atomic: how many; a peek that spares idle workers the lock */
 
 void mrn_mpi_register(mrn_mpi_wait *w) {
     pthread_mutex_lock(&mrn_registry_lock);
     w->prev = NULL;
-    w->next = mrn_waits;
+    w->later = mrn_waits;
     if (mrn_waits) mrn_waits->prev = w;
     mrn_waits = w;
     __atomic_store_n(&mrn_nwaits, mrn_nwaits + 1, __ATOMIC_RELAXED); /* relaxed: a hint; the lock orders */
@@ -50,59 +54,34 @@ void mrn_mpi_register(mrn_mpi_wait *w) {
 
 void mrn_mpi_unregister(mrn_mpi_wait *w) {
     pthread_mutex_lock(&mrn_registry_lock); /* a poller that completed w's last request is done with w */
-    if (w->prev) w->prev->next = w->next;
-    else mrn_waits = w->next;
-    if (w->next) w->next->prev = w->prev;
+    if (w->prev) w->prev->later = w->later;
+    else mrn_waits = w->later;
+    if (w->later) w->later->prev = w->prev;
     __atomic_store_n(&mrn_nwaits, mrn_nwaits - 1, __ATOMIC_RELAXED); /* relaxed: a hint */
     pthread_mutex_unlock(&mrn_registry_lock);
 }
 
-/* ---- polling ------------------------------------------------------------------------------------ */
-
-/* Entry k of MPI_Testsome's answer: the request j of the scratch arrays completed. */
-static void mrn_complete(int j, int k, int rc) {
-    mrn_mpi_wait *w = mrn_scratch.wait[j];
-    int slot = mrn_scratch.slot[j];
-    w->reqs[slot] = mrn_scratch.reqs[j]; /* MPI_REQUEST_NULL, or inactive (persistent) */
-    if (rc == MPI_ERR_IN_STATUS && mrn_scratch.statuses[k].MPI_ERROR != MPI_SUCCESS) w->failed = true;
-    if (w->statuses) w->statuses[slot] = mrn_scratch.statuses[k];
-    /* release: the request and status written above happen before the waiter sees its count drop */
-    __atomic_fetch_sub(&w->left, 1, __ATOMIC_RELEASE);
-}
+/* ---- polling -------------------------------------------------------------------------------------- */
 
 int mrn_mpi_poll(void) {
     /* relaxed: a peek; the lock orders the list itself */
     if (__atomic_load_n(&mrn_nwaits, __ATOMIC_RELAXED) == 0) return 0;
     if (pthread_mutex_trylock(&mrn_registry_lock) != 0) return 0; /* another thread is polling */
-    int n = 0;
-    for (mrn_mpi_wait *w = mrn_waits; w; w = w->next) {
-        mrn_scratch_reserve(n + w->count);
-        for (int i = 0; i < w->count; i++) {
-            /* null: done; an inactive persistent request (done, or never started) is passed
-             * along, and MPI_Testsome ignores it */
-            if (w->reqs[i] == MPI_REQUEST_NULL) continue;
-            mrn_scratch.reqs[n] = w->reqs[i];
-            mrn_scratch.wait[n] = w;
-            mrn_scratch.slot[n] = i;
-            n++;
+    int progress = 0;
+    if (mrn_mpi_call_try()) {
+        for (mrn_mpi_wait *w = mrn_waits; w; w = w->later) {
+            /* relaxed: only this poller (the lock's holder) sets it while w is registered */
+            if (__atomic_load_n(&w->done, __ATOMIC_RELAXED)) continue;
+            int before = w->next;
+            bool done = mrn_mpi_test(w);
+            progress |= w->next != before;
+            /* release: the statuses and codes written above, before the waiter sees done */
+            if (done) __atomic_store_n(&w->done, 1, __ATOMIC_RELEASE);
         }
-    }
-    int outcount = 0;
-    if (n > 0 && mrn_mpi_call_try()) {
-        int rc = MPI_Testsome(n, mrn_scratch.reqs, &outcount, mrn_scratch.done, mrn_scratch.statuses);
         mrn_mpi_call_end();
-        if (outcount == MPI_UNDEFINED) outcount = 0;
-        for (int k = 0; k < outcount; k++) mrn_complete(mrn_scratch.done[k], k, rc);
-        if (rc != MPI_SUCCESS && rc != MPI_ERR_IN_STATUS) {
-            /* The call itself failed (only with an error handler that returns): end every wait. */
-            for (mrn_mpi_wait *w = mrn_waits; w; w = w->next) {
-                w->err = rc;
-                __atomic_store_n(&w->left, 0, __ATOMIC_RELEASE); /* release: err */
-            }
-        }
     }
     pthread_mutex_unlock(&mrn_registry_lock);
-    return outcount > 0;
+    return progress;
 }
 
 /* ---- the work source ---------------------------------------------------------------------------- */

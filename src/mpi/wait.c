@@ -12,17 +12,15 @@ static void mrn_sleep_us(unsigned us) {
     nanosleep(&ts, NULL);
 }
 
-/* The wait on a worker for the left pending requests of reqs: statuses NULL for
- * MPI_STATUSES_IGNORE. Returns MPI_SUCCESS, MPI_ERR_IN_STATUS, or the error of a failed
- * MPI_Testsome. */
-static int mrn_help_until_done(int count, MPI_Request reqs[], MPI_Status *statuses, uint32_t left) {
-    mrn_mpi_wait w = {.reqs = reqs, .statuses = statuses, .count = count, .left = left};
-    mrn_mpi_register(&w);
+/* Until every request of w is complete (some was pending when the waiter tested them): registers
+ * w, and polls the registered requests and runs other work meanwhile. */
+static void mrn_help_until_done(mrn_mpi_wait *w) {
+    mrn_mpi_register(w);
     merino__backoff b = {0};
     unsigned nap_us = 1;
     bool napped = false; /* idle workers may have gone to sleep meanwhile (merino__help_nap) */
-    /* acquire: pairs with the poller's release decrement: our requests and statuses */
-    while (__atomic_load_n(&w.left, __ATOMIC_ACQUIRE) != 0) {
+    /* acquire: pairs with the poller's release store: our requests, statuses and code */
+    while (!__atomic_load_n(&w->done, __ATOMIC_ACQUIRE)) {
         if (mrn_mpi_poll()) {
             b = (merino__backoff){0};
             nap_us = 1;
@@ -38,80 +36,45 @@ static int mrn_help_until_done(int count, MPI_Request reqs[], MPI_Status *status
         }
     }
     if (napped) merino__help_wake(); /* the task goes on and may spawn */
-    mrn_mpi_unregister(&w);
-    if (w.err != MPI_SUCCESS) return w.err;
-    return w.failed ? MPI_ERR_IN_STATUS : MPI_SUCCESS;
+    mrn_mpi_unregister(w);
+}
+
+/* The wait on a worker: tests the requests (most are complete already), then helps until the
+ * others are. Returns w's code. */
+static int mrn_wait_on_worker(mrn_mpi_wait *w) {
+    mrn_mpi_call_begin();
+    bool done = mrn_mpi_test(w);
+    mrn_mpi_call_end();
+    if (!done) mrn_help_until_done(w);
+    return w->rc;
 }
 
 /* Under MPI_THREAD_SERIALIZED, outside the pool: MPI_Wait would hold the lock for the whole wait
  * and stop the workers' MPI calls; test under the lock instead, backing off between tests. */
-static int mrn_serialized_test_loop(int count, MPI_Request reqs[], MPI_Status *statuses) {
+static int mrn_serialized_test_loop(mrn_mpi_wait *w) {
     merino__backoff b = {0};
     for (;;) {
-        int flag = 0;
         mrn_mpi_call_begin();
-        int rc = MPI_Testall(count, reqs, &flag, statuses);
+        bool done = mrn_mpi_test(w);
         mrn_mpi_call_end();
-        if (flag || (rc != MPI_SUCCESS && rc != MPI_ERR_IN_STATUS)) return rc;
+        if (done) return w->rc;
         if (merino__backoff_wait(&b) == MERINO__BACKOFF_SLEEP) mrn_sleep_us(mrn_mpi.poll_us);
     }
 }
 
-/* Status of a request that was null from the start: empty, as MPI_Waitall gives. */
-static void mrn_empty_status(MPI_Status *st) {
-    st->MPI_SOURCE = MPI_ANY_SOURCE;
-    st->MPI_TAG = MPI_ANY_TAG;
-    st->MPI_ERROR = MPI_SUCCESS;
-    MPI_Status_set_elements(st, MPI_BYTE, 0);
-}
-
 int merino_mpi_waitall(int count, MPI_Request reqs[], MPI_Status *statuses) {
     mrn_mpi_require();
-    if (merino__self == NULL) { /* not a worker: nothing else to run here */
-        if (mrn_mpi.serialized) return mrn_serialized_test_loop(count, reqs, statuses);
+    if (merino__self == NULL && !mrn_mpi.serialized) /* not a worker: nothing else to run here */
         return MPI_Waitall(count, reqs, statuses);
-    }
-    MPI_Status *st = statuses == MPI_STATUSES_IGNORE ? NULL : statuses;
-    /* Test each request first (most are done already): what is left is active and pending. A
-     * persistent request that is inactive (done, or never started) tests complete at once, as
-     * MPI_Waitall would return for it. */
-    uint32_t left = 0;
-    bool failed = false;
-    mrn_mpi_call_begin();
-    for (int i = 0; i < count; i++) {
-        if (reqs[i] == MPI_REQUEST_NULL) {
-            if (st) mrn_empty_status(&st[i]);
-            continue;
-        }
-        int flag = 0;
-        int rc = MPI_Test(&reqs[i], &flag, st ? &st[i] : MPI_STATUS_IGNORE);
-        if (rc != MPI_SUCCESS) { /* only with an error handler that returns */
-            if (st) st[i].MPI_ERROR = rc;
-            failed = true;
-        } else if (!flag) {
-            left++;
-        }
-    }
-    mrn_mpi_call_end();
-    if (left == 0) return failed ? MPI_ERR_IN_STATUS : MPI_SUCCESS;
-    int rc = mrn_help_until_done(count, reqs, st, left);
-    return rc == MPI_SUCCESS && failed ? MPI_ERR_IN_STATUS : rc;
+    mrn_mpi_wait w = {.reqs = reqs, .statuses = statuses == MPI_STATUSES_IGNORE ? NULL : statuses,
+                      .count = count, .all = true, .rc = MPI_SUCCESS};
+    return merino__self ? mrn_wait_on_worker(&w) : mrn_serialized_test_loop(&w);
 }
 
 int merino_mpi_wait(MPI_Request *req, MPI_Status *status) {
     mrn_mpi_require();
-    if (merino__self == NULL) {
-        if (mrn_mpi.serialized)
-            return mrn_serialized_test_loop(1, req, status == MPI_STATUS_IGNORE ? MPI_STATUSES_IGNORE : status);
-        return MPI_Wait(req, status);
-    }
-    int flag = 0;
-    mrn_mpi_call_begin();
-    int rc = MPI_Test(req, &flag, status); /* null or inactive: complete at once */
-    mrn_mpi_call_end();
-    if (flag || rc != MPI_SUCCESS) return rc;
-    MPI_Status own; /* the request's error code is in its status, even when the caller ignores it */
-    rc = mrn_help_until_done(1, req, &own, 1);
-    if (status != MPI_STATUS_IGNORE) *status = own;
-    return rc == MPI_ERR_IN_STATUS ? own.MPI_ERROR : rc;
+    if (merino__self == NULL && !mrn_mpi.serialized) return MPI_Wait(req, status);
+    mrn_mpi_wait w = {.reqs = req, .statuses = status == MPI_STATUS_IGNORE ? NULL : status, .count = 1,
+                      .all = false, .rc = MPI_SUCCESS};
+    return merino__self ? mrn_wait_on_worker(&w) : mrn_serialized_test_loop(&w);
 }

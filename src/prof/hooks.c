@@ -84,7 +84,7 @@ static bool mrn_delay_read(uint64_t *ns) {
 }
 
 /* A fresh strand starts here (a task acquired, a root task): delay so far is not the strand's. */
-static void mrn_delay_sync(void) {
+void mrn_delay_sync(void) {
     uint64_t ns;
     if (mrn_delay_read(&ns)) mrn_delay_seen = ns;
 }
@@ -153,9 +153,9 @@ static unsigned mrn_prof_switch_at(unsigned cat, uint64_t now) {
     return old;
 }
 
-static unsigned mrn_prof_switch(unsigned cat) { return mrn_prof_switch_at(cat, merino__prof_ticks()); }
+unsigned mrn_prof_switch(unsigned cat) { return mrn_prof_switch_at(cat, merino__prof_ticks()); }
 
-static unsigned mrn_prof_app(void) { return mrn_pt.la ? MERINO_PROF_APP_LEAPFROG : MERINO_PROF_APP; }
+unsigned mrn_prof_app(void) { return mrn_pt.la ? MERINO_PROF_APP_LEAPFROG : MERINO_PROF_APP; }
 
 /* ---- pool start and stop, worker records --------------------------------------------------------- */
 
@@ -344,6 +344,7 @@ static mrn_prof_saved mrn_prof_enter(uint64_t span, uint64_t bspan) {
 /* Ends the acquired task's last strand and goes back to what the thread was doing. */
 static void mrn_prof_leave(const mrn_prof_saved *sv, uint64_t *work, uint64_t *span, uint64_t *bspan) {
     merino__prof_strand(&merino__prof_here);
+    mrn_prof_join_chunks(&merino__prof_here); /* the loop chunks this task ran end with it */
     *work = merino__prof_here.work;
     *span = merino__prof_here.span;
     *bspan = merino__prof_here.bspan;
@@ -419,6 +420,7 @@ void mrn_prof_root_begin(void) {
 void mrn_prof_root_end(void) {
     merino__prof_ctx *c = &merino__prof_here;
     merino__prof_strand(c);
+    mrn_prof_join_chunks(c);
     if (merino__self) mrn_prof_switch_at(MRN_CAT_NONE, c->mark);
     pthread_mutex_lock(&mrn_prof.lock);
     mrn_prof.work += c->work - mrn_pt.root_work0;

@@ -2,6 +2,8 @@
  *
  * Files, each calling only files further down this list (and src/core, src/sys):
  *   report.c   merino_prof_get, the readable report and the CSV file (MERINO_REPORT), at exit
+ *   tasks.c    what the graph's and the loop's hooks do (src/graph/prof_hooks.h,
+ *              src/loop/prof_hooks.h): task objects, group and graph waits, graph nodes, loop chunks
  *   hooks.c    what the core's hooks (src/core/prof_hooks.h) do: strands, time categories,
  *              counters, root tasks, P_A; merino_wsp_now and merino_wsp_dump
  */
@@ -61,7 +63,17 @@ typedef struct mrn_prof_state {
 
 extern mrn_prof_state mrn_prof;
 
+/* The loop chunks run in context c join its path: its span is at least their furthest end. */
+static inline void mrn_prof_join_chunks(merino__prof_ctx *c) {
+    if (c->span < c->pend) c->span = c->pend;
+    if (c->bspan < c->pend_b) c->bspan = c->pend_b;
+    c->pend = c->pend_b = 0;
+}
+
 /* hooks.c */
+unsigned mrn_prof_switch(unsigned cat); /* charges this thread's time so far, then to cat; the old cat */
+unsigned mrn_prof_app(void);            /* the category of application code on this thread (NA or LA) */
+void mrn_delay_sync(void);              /* a fresh strand starts: run delay so far is not its (a system call) */
 double mrn_prof_seconds(uint64_t ticks);
 uint64_t mrn_prof_cpu_ns(void);
 void mrn_prof_collect(merino_prof_report *out, int only); /* only: a worker index, or -1 for all */

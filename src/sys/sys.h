@@ -45,6 +45,8 @@ bool mrn_have_barrier_all(void);
 
 /* Monotonic nanoseconds (a vDSO call, about 20 ns). */
 uint64_t mrn_clock_ns(void);
+/* Monotonic milliseconds of a coarse clock: a timer tick's resolution (1-4 ms), a few ns a call. */
+uint64_t mrn_clock_coarse_ms(void);
 
 /* ---- errors ------------------------------------------------------------------------------------- */
 
@@ -59,6 +61,12 @@ __attribute__((noreturn, cold, format(printf, 1, 2))) void mrn_fatal(const char 
  * to the handler: for callers that report them their own way (the C++ runtime throws). Returns
  * the previous setting. */
 bool mrn_error_quiet(bool quiet);
+
+/* One line "merino: <message>" on stderr, written with write(2): nothing allocated, no handler
+ * called, nothing kept. For code that must not allocate while it reports (the allocator). */
+void mrn_say(const char *fmt, ...) __attribute__((format(printf, 1, 2), cold));
+/* mrn_say, then abort. */
+__attribute__((noreturn, cold, format(printf, 1, 2))) void mrn_die(const char *fmt, ...);
 
 /* ---- C stack overflow of pool threads ------------------------------------------------------------ */
 

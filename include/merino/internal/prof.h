@@ -34,11 +34,15 @@ typedef struct merino__prof_slot {
     uint64_t pad[3];
 } merino__prof_slot;
 
-/* A thread's context: when the running strand began, and the work and spans up to it. */
+/* A thread's context: when the running strand began, and the work and spans up to it; and the
+ * furthest end (span, burdened span) of the loop chunks run since the loop began, which are
+ * parallel strands joined at the loop's end or at the end of the task that ran them
+ * (src/prof/tasks.c). */
 typedef struct merino__prof_ctx {
     uint64_t mark;
     uint64_t work;
     uint64_t span, bspan;
+    uint64_t pend, pend_b;
 } merino__prof_ctx;
 
 extern MERINO_API __thread merino__prof_ctx merino__prof_here __attribute__((tls_model("initial-exec")));

@@ -120,7 +120,8 @@
 #if MERINO__CHECKS
 #define MERINO__CHECK_JOIN(t, wrap, name)                                                          \
     do {                                                                                         \
-        if ((t) < merino__self->base || (t)->check != MERINO__ADDR(wrap))                         \
+        if ((t) < merino__self->base ||                                                          \
+            __atomic_load_n(&(t)->check, __ATOMIC_RELAXED) != MERINO__ADDR(wrap))                \
             merino__join_mismatch((t), name);                                                    \
     } while (0)
 /* After a body returns: it joined every task it spawned, so the next free descriptor is back. */
@@ -163,7 +164,7 @@
     static inline __attribute__((always_inline, unused)) RTYPE NAME##_merino_join(merino__task *t) { \
         NAME##_merino_frame *f = MERINO__PTR_CAST(NAME##_merino_frame *, t->payload);                       \
         MERINO__CHECK_JOIN(t, &NAME##_merino_wrap, #NAME);                                        \
-        if (MERINO__LIKELY(merino__join(t))) {                                                    \
+        if (MERINO__LIKELY(merino__join(t, MERINO__ADDR(&NAME##_merino_wrap)))) {                 \
             NAME##_merino_args merino__a = f->args;                                               \
             (void)merino__a;                                                                      \
             MERINO__PROF_JOIN_RUN(KIND, RTYPE, t, NAME##_merino_call(t EACH(n, MERINO__LOAD, LIST))) \

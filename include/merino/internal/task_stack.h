@@ -35,7 +35,8 @@ extern "C" {
  * STOLEN(thief); DONE. */
 typedef struct merino__task {
     uintptr_t state; /* atomic */
-    uintptr_t check; /* debug builds: the wrapper, to check each join against its spawn */
+    uintptr_t check; /* atomic: the wrapper, written at spawn (debug builds) or by the thief
+                        that runs the task, to check the join against it */
     unsigned char payload[MERINO_TASK_PAYLOAD] __attribute__((aligned(16)));
 } __attribute__((aligned(MERINO__TASK_SIZE))) merino__task;
 
@@ -147,7 +148,7 @@ static inline int merino__at_split(uintptr_t addr) {
 /* ---- out-of-line parts of the runtime (src/core) ------------------------------------------------ */
 
 MERINO_API void merino__spawn_slow(merino__task *t, uintptr_t state);
-MERINO_API int merino__join_slow(merino__task *t);
+MERINO_API int merino__join_slow(merino__task *t, uintptr_t private_state);
 MERINO_API void merino__run_external(merino__task *t, merino__wrap_fn wrap);
 MERINO_API __attribute__((noreturn, cold)) void merino__join_mismatch(merino__task *t, const char *name);
 MERINO_API __attribute__((noreturn, cold)) void merino__unjoined(merino__task *top, const char *name);
@@ -184,7 +185,7 @@ static inline void merino__spawn(merino__task *t, uintptr_t wrap) {
 #endif
     MERINO__PROF_SPAWN(t);
 #if MERINO__CHECKS
-    t->check = wrap;
+    __atomic_store_n(&t->check, wrap, __ATOMIC_RELAXED); /* a thief rewrites it: no data */
 #endif
 #ifdef MERINO_ALL_PUBLIC
     uintptr_t state = wrap; /* public */
@@ -207,14 +208,17 @@ static inline void merino__spawn(merino__task *t, uintptr_t wrap) {
 /* Join of the descriptor t (the caller's top, already lowered). Returns 1 when the caller must run
  * the task itself (it was private, or public and not stolen), 0 when a thief ran it and the result
  * is in t. The private case is inline and needs no atomic; the rest is merino__join_slow, which
- * also reports a join with no spawn (t below where the running task began). */
-static inline int merino__join(merino__task *t) {
+ * also reports a join with no spawn (t below where the running task began), and one whose task
+ * is not the one spawned into t (wrap, the joining task's wrapper: public or stolen tasks only,
+ * in every build; builds with the checks check private ones too, MERINO__CHECK_JOIN). */
+static inline int merino__join(merino__task *t, uintptr_t wrap) {
     merino__next = t;
 #ifndef MERINO_ALL_PUBLIC
     /* relaxed: split is the owner's, but for a thief's request (no data attached) */
     if (MERINO__LIKELY(merino__at_split(MERINO__ADDR(t)))) return 1; /* private */
 #endif
-    return merino__join_slow(t);
+    /* wrap + 1, the private state its spawn stored (still in a register): checked there */
+    return merino__join_slow(t, wrap + 1);
 }
 
 #ifdef __cplusplus

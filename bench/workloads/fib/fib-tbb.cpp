@@ -1,0 +1,41 @@
+// fib, oneTBB: ./fib-tbb --workers N [--reps R] n [cutoff]
+// tbb::task_group per call (the idiomatic oneTBB form: the continuation-passing tbb::task API of the
+// TBB paper is gone from oneTBB); below the cutoff (12 or 20 in the TBB paper) the serial recursion.
+#include <tbb/task_group.h>
+#include "bench_tbb.h"
+
+#include "bench.h"
+#include "fib.h"
+
+static int cutoff;
+
+static long fib(int n) {
+    if (n < 2) return n;
+    if (n < cutoff) return fib_serial(n);
+    long a, b;
+    tbb::task_group g;
+    g.run([&] { a = fib(n - 2); });
+    b = fib(n - 1);
+    g.wait();
+    return a + b;
+}
+
+int main(int argc, char **argv) {
+    const char *p[2];
+    int workers, reps;
+    int np = bench_args(argc, argv, &workers, &reps, p, 2);
+    if (np < 1) bench_usage_exit(argv[0], "n [cutoff]");
+    int n = (int)bench_param_long(p, np, 0, 30);
+    cutoff = (int)bench_param_long(p, np, 1, 0);
+    bench_tbb_arena arena(workers);
+    long r = 0;
+    double t0 = bench_now();
+    arena.execute([&] {
+        for (int i = 0; i < reps; i++) {
+            r = fib(n);
+            bench_sink(r);
+        }
+    });
+    double t = bench_now() - t0;
+    return bench_report_i64(t, r == fib_closed(n), r, fib_tasks(n, cutoff) * reps);
+}

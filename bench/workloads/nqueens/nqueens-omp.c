@@ -1,0 +1,47 @@
+/* nqueens, OpenMP tasks: ./nqueens-omp-{gcc,clang} --workers N [--reps R] n */
+#include "bench_omp.h"
+
+#include "nqueens.h"
+
+static long nq(unsigned cols, unsigned ld, unsigned rd) {
+    if (cols == nq_all) return 1;
+    unsigned avail = nq_all & ~(cols | ld | rd);
+    long part[32];
+    int k = 0;
+    long c = 0;
+    while (avail) {
+        unsigned bit = avail & (0u - avail);
+        avail -= bit;
+        if (!avail) {
+            c = nq(cols | bit, (ld | bit) << 1, (rd | bit) >> 1);
+            break;
+        }
+        long *slot = &part[k++];
+#pragma omp task firstprivate(slot, cols, ld, rd, bit)
+        *slot = nq(cols | bit, (ld | bit) << 1, (rd | bit) >> 1);
+    }
+    if (k > 0) {
+#pragma omp taskwait
+    }
+    for (int i = 0; i < k; i++) c += part[i];
+    return c;
+}
+
+int main(int argc, char **argv) {
+    const char *p[1];
+    int workers, reps, n;
+    int np = bench_args(argc, argv, &workers, &reps, p, 1);
+    NQ_PARAMS(p, np, n);
+    bench_omp_team(workers);
+    long r = 0;
+    double t0 = bench_now();
+#pragma omp parallel
+#pragma omp single
+    for (int i = 0; i < reps; i++) {
+        r = nq(0, 0, 0);
+        bench_sink(r);
+    }
+    double t = bench_now() - t0;
+    int64_t tasks = nq_tasks(n);
+    return bench_report_i64(t, r == nq_expected(n), r, tasks < 0 ? -1 : tasks * reps);
+}
