@@ -53,7 +53,9 @@ static void affine_body(int64_t lo, int64_t hi, void *sum, int final, void *ctx)
         double until = check_now() + 10;
         while (__atomic_load_n(&r->pres, __ATOMIC_RELAXED) == 0 && check_now() < until) sched_yield();
     }
-    if (r->sleepy && rnd() % 8 == 0) check_sleep(1e-5 * (double)(rnd() % 20));
+    /* a sleep chosen by the sub-range, not by rnd(): bodies run on several threads at once */
+    uint64_t h = ((uint64_t)lo * 0x9e3779b97f4a7c15ULL) >> 40;
+    if (r->sleepy && h % 8 == 0) check_sleep(1e-5 * (double)(h / 8 % 20));
     for (int64_t i = lo; i < hi; i++) {
         s = compose(s, r->in[i - r->begin]);
         if (final) {
