@@ -178,25 +178,36 @@ MERINO_API int merino_task_group_is_canceling(const merino_task_group *g);
  * ---------------------------------------------------------------------------------------------- */
 
 /** A graph of nodes with explicit edges, run as a whole (a node runs once all its predecessors have
- *  finished), as many times as wanted. Build it from one thread; do not change it while it runs. */
+ *  finished), as many times as wanted. One run or one change (a node or an edge added) at a time:
+ *  a call that would run or change a graph while it runs (from another thread, or from one of its
+ *  own nodes) or while another thread changes it is refused with a message saying which. */
 typedef struct merino_graph merino_graph;
 typedef struct merino_graph_node merino_graph_node;
 
 /** A new empty graph, or NULL when out of memory (merino_last_error says so). */
 MERINO_API merino_graph *merino_graph_new(void);
-/** Frees the graph and its nodes (not while it runs). */
+/** Frees the graph and its nodes. Not while it runs or changes: the program then stops with a
+ *  message. */
 MERINO_API void merino_graph_delete(merino_graph *g);
 /** A node that calls fn(arg); name (copied; NULL: "node N") is what errors call it. NULL when out
- *  of memory. */
+ *  of memory, or while the graph runs or another thread changes it (merino_last_error says which). */
 MERINO_API merino_graph_node *merino_graph_node_new(merino_graph *g, const char *name, void (*fn)(void *), void *arg);
 /** The node's name. */
 MERINO_API const char *merino_graph_node_name(const merino_graph_node *n);
 /** Makes to run after from. Returns 0; or -1, adding nothing, when the edge would close a cycle
- *  (merino_last_error names the nodes on it), or when the nodes belong to different graphs. */
+ *  (merino_last_error names the nodes on it), when the nodes belong to different graphs, while the
+ *  graph runs or another thread changes it, or when out of memory. Cycles are checked edge by edge within a budget of a few steps per node and
+ *  edge (chains, trees and grids cost O(1) per edge, whatever order they are built in); a graph
+ *  whose edges come in an order that would cost more (random edges over a large graph) stops
+ *  being checked edge by edge: its edges are then added as they come, and its next run checks it
+ *  whole, in time linear in its size. */
 MERINO_API int merino_graph_edge(merino_graph_node *from, merino_graph_node *to);
 /** Runs the graph from any thread and waits for it: MERINO_COMPLETE, or MERINO_CANCELED when it
  *  was cancelled (merino_graph_cancel, or an outer group) or a node failed: then the successors of
- *  the nodes not yet finished do not run. */
+ *  the nodes not yet finished do not run. -1, running no node (merino_last_error says why), when
+ *  the graph has a cycle (one that merino_graph_edge did not check: the message names its nodes),
+ *  when it is running already (from another thread, or this is one of its own nodes), or while
+ *  another thread changes it. */
 MERINO_API int merino_graph_run(merino_graph *g);
 /** Cancels the run in flight, from any thread: nodes not started do not run. */
 MERINO_API void merino_graph_cancel(merino_graph *g);
@@ -207,6 +218,12 @@ MERINO_API void merino_graph_cancel(merino_graph *g);
 MERINO_API merino_task *merino__task_current(void);
 /** The group a graph runs its nodes in (its failures are taken from it after a run). */
 MERINO_API merino_task_group *merino__graph_group(merino_graph *g);
+/** Sets whether this thread's errors are only recorded (merino_last_error), not printed; returns
+ *  the previous setting. Around graph calls that run no user code: the C++ exception carries the
+ *  message. */
+MERINO_API int merino__graph_quiet(int quiet);
+/** merino_graph_run, its refusal recorded, not printed (the nodes' own errors print as usual). */
+MERINO_API int merino__graph_run_quiet(merino_graph *g);
 
 /** Records that the task t failed with err (C++: a heap-held exception): kept if t is the first
  *  failure in serial order, else dropped with drop; cancels the tasks after it. */
@@ -308,7 +325,13 @@ static inline merino_task *merino__task_alloc_continuation(merino_task *self, me
     return c;
 }
 
+/** Reports a negative count (debug builds check it here; every build when the count is used). */
+MERINO_API void merino__task_bad_count(int count);
+
 static inline void merino__task_set_ref_count(merino_task *t, int count) {
+#if MERINO__CHECKS
+    if (count < 0) merino__task_bad_count(count);
+#endif
     /* plain: no child of t is spawned yet, so no other thread reaches the count (those of an earlier
      * round finished before the wait that ended it); their spawn (the deque's release) or bypass
      * (same thread) publishes it. Plain, it merges with the allocation's store of 0. */

@@ -18,6 +18,7 @@
 #include "merino.hpp"
 #include "merino_graph.h"
 
+#include <cstring>
 #include <exception>
 #include <functional>
 #include <new>
@@ -51,6 +52,16 @@ inline void rethrow_failure(merino_task_group *g) {
     std::rethrow_exception(p);
 }
 
+// The errors of the graph calls made in its scope are recorded, not printed: an exception carries
+// them (calls that run no user code only).
+struct quiet_errors {
+    int was = merino__graph_quiet(1);
+    quiet_errors() = default;
+    quiet_errors(const quiet_errors &) = delete;
+    quiet_errors &operator=(const quiet_errors &) = delete;
+    ~quiet_errors() { merino__graph_quiet(was); }
+};
+
 template <class Fn> merino_task *run_closure(merino_task *t) noexcept {
     try {
         (*static_cast<Fn *>(merino_task_data(t)))();
@@ -62,7 +73,8 @@ template <class Fn> merino_task *run_closure(merino_task *t) noexcept {
 
 template <class Fn> void destroy_closure(merino_task *t) noexcept { static_cast<Fn *>(merino_task_data(t))->~Fn(); }
 
-// A task of g that calls f (moved or copied into its data), not yet spawned; on a worker only.
+// A task of g that calls f (moved or copied into its data), not yet spawned; from any thread (off
+// the pool, its block comes from merino's allocator, not a worker's free list).
 template <class F> merino_task *closure_task(merino_task_group *g, F &&f) {
     using Fn = std::decay_t<F>;
     static_assert(std::is_invocable_v<Fn &>, "task_group::run takes a callable with no arguments");
@@ -81,7 +93,9 @@ template <class F> merino_task *closure_task(merino_task_group *g, F &&f) {
 } // namespace detail
 
 /// Runs any number of closures, possibly in parallel, and waits for them all. Usable from any
-/// thread: from a thread outside the pool, run and wait enter it as merino::run does. A closure is
+/// thread: from a thread outside the pool, run and wait enter it as the C API's
+/// merino_task_group_run and merino_task_group_wait do (run's task is public once it returns, so
+/// any thread's wait finds it). A closure is
 /// moved into a task object from the worker's free list (no heap allocation in steady state up to
 /// MERINO_TASK_DATA_MAX bytes). When the calling worker already holds MERINO_TASK_DEQUE tasks not
 /// started, run calls the closure at once: a loop over a long list runs in bounded space.
@@ -101,14 +115,9 @@ public:
     task_group(const task_group &) = delete;
     task_group &operator=(const task_group &) = delete;
 
-    /// Runs f() as a task of this group.
-    template <class F> void run(F &&f) {
-        if (merino__self == nullptr) { // outside the pool: queue it from a worker
-            merino::run([&] { run(std::forward<F>(f)); });
-            return;
-        }
-        merino__group_spawn(detail::closure_task(&g_, std::forward<F>(f)));
-    }
+    /// Runs f() as a task of this group (from any thread: from outside the pool, the C API queues it
+    /// on the worker it enters as, and makes it public there before it leaves).
+    template <class F> void run(F &&f) { merino__group_spawn(detail::closure_task(&g_, std::forward<F>(f))); }
 
     /// Waits for every task of the group (helping meanwhile); rethrows the first exception in
     /// serial order. Returns canceled when the group (or one it is nested in) was cancelled. The
@@ -244,9 +253,10 @@ private:
 
 /// A dependency graph: nodes (closures) and edges (precede), run as a whole as many times as wanted
 /// (a node runs once all its predecessors have finished). An edge that would close a cycle throws
-/// std::invalid_argument naming the nodes on the cycle. run() rethrows the exception of the first
-/// failing node in the order the nodes were made; after a failure or cancel(), the successors of
-/// the nodes not finished do not run.
+/// std::invalid_argument naming the nodes on the cycle (for a graph whose edges were too costly to
+/// check one by one, see merino_graph_edge, run() throws std::logic_error instead). run() rethrows the exception
+/// of the first failing node in the order the nodes were made; after a failure or cancel(), the
+/// successors of the nodes not finished do not run.
 class graph {
 public:
     /// A node of a graph (a handle, cheap to copy).
@@ -272,27 +282,42 @@ public:
     graph(const graph &) = delete;
     graph &operator=(const graph &) = delete;
 
-    /// A node that calls f() at each run; name (copied) is what errors call it.
+    /// A node that calls f() at each run; name (copied) is what errors call it. Throws
+    /// std::logic_error while the graph runs or another thread changes it.
     template <class F> node emplace(F &&f, const char *name = nullptr) {
         holders_.reserve(holders_.size() + 1);
         auto *h = new callable<std::decay_t<F>>(std::forward<F>(f));
-        merino_graph_node *n = merino_graph_node_new(g_, name, &holder::call, h);
+        merino_graph_node *n;
+        {
+            detail::quiet_errors quiet;
+            n = merino_graph_node_new(g_, name, &holder::call, h);
+        }
         if (!n) {
             delete h;
-            throw std::bad_alloc();
+            if (std::strstr(merino_last_error(), "out of memory")) throw std::bad_alloc();
+            throw std::logic_error(merino_last_error()); // the graph runs, or another thread changes it
         }
         holders_.push_back(h);
         return node(n);
     }
 
-    /// b runs after a. Throws std::invalid_argument if the edge would close a cycle.
+    /// b runs after a. Throws std::invalid_argument if the edge would close a cycle, joins two
+    /// graphs, or comes while the graph runs or another thread changes it.
     void precede(node a, node b) {
-        if (merino_graph_edge(a.n_, b.n_) != 0) throw std::invalid_argument(merino_last_error());
+        int rc;
+        {
+            detail::quiet_errors quiet;
+            rc = merino_graph_edge(a.n_, b.n_);
+        }
+        if (rc != 0) throw std::invalid_argument(merino_last_error());
     }
 
-    /// Runs the graph and waits for it (from any thread); rethrows the first failure.
+    /// Runs the graph and waits for it (from any thread); rethrows the first failure. Throws
+    /// std::logic_error, running nothing, if the graph has a cycle, runs already (from another
+    /// thread, or this is one of its nodes) or is being changed by another thread.
     task_group_status run() {
-        int s = merino_graph_run(g_);
+        int s = merino__graph_run_quiet(g_);
+        if (s < 0) throw std::logic_error(merino_last_error());
         detail::rethrow_failure(merino__graph_group(g_));
         return static_cast<task_group_status>(s);
     }

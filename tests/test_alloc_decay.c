@@ -2,7 +2,7 @@
  * burst that follows reuses it (no new chunks, no page faults on decommitted blocks), and then goes
  * back to the OS: 90% of it within one second of the frees, the resident size read from
  * /proc/self/statm, while the program allocates a little (one medium object every 5 ms: the decay
- * is driven from the allocator's slow paths, it has no thread of its own). */
+ * runs from the allocator's slow paths as well as from its decay thread). */
 #include "check.h"
 
 #include "alloc_test.h"

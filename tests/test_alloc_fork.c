@@ -1,10 +1,13 @@
 /* fork() in a threaded program: while other threads allocate and free (holding the allocator's
  * locks at random moments), the main thread forks; each child allocates, frees and frees objects
- * the parent's threads allocated, runs a thread of its own, forks a grandchild, and exits 0. A
- * child that deadlocks is killed after 20 s and counts as a failure. */
+ * the parent's threads allocated, runs a thread of its own, forks a grandchild, and exits 0, with
+ * no decay thread of the allocator started in it. A child that deadlocks is killed after 20 s and
+ * counts as a failure. */
 #include "check.h"
 
 #include "alloc_test.h"
+
+#include "alloc_internal.h" /* mrn_stats: the decay threads started */
 
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -42,6 +45,7 @@ static void *child_thread(void *arg) {
 
 /* shared: free g_shared too (a grandchild must not: its parent, the child, freed them already). */
 static int child_work(uint64_t s, bool shared) {
+    size_t threads0 = atomic_load(&mrn_stats.decay_threads); /* the parent's, copied by fork */
     void *p[500];
     for (int i = 0; i < 500; i++) {
         size_t n = at_size(&s, 50000);
@@ -64,6 +68,12 @@ static int child_work(uint64_t s, bool shared) {
     pthread_join(t, NULL);
 #endif
     for (int i = 1; i < 500; i++) merino_free(p[i]);
+    /* memory freed past the retained bound, then a large object (a point where the decay thread
+     * would be started): a fork's child starts none (ThreadSanitizer kills a child that does) */
+    void *big = merino_malloc(4u << 20);
+    if (!big) return 3;
+    merino_free(big);
+    if (atomic_load(&mrn_stats.decay_threads) != threads0) return 7;
     return 0;
 }
 

@@ -1,7 +1,8 @@
 // Dependency graphs (merino::graph over merino_graph.h) at 1, 2, 3, 4 and 8 workers: a wavefront
 // over a grid of blocks and random DAGs (edges added in random order, so that the topological
 // order is repaired as they come) against serial evaluation, each graph run several times; a
-// cycle rejected with a message naming its nodes (and the graph fine after it); a failing node
+// cycle rejected with a message naming its nodes (and the graph fine after it, also when it had
+// run before: every node runs once in each run before and after); a failing node
 // stops its successors and run() rethrows the first failure in node order; cancel() in a running
 // chain stops it; a graph run from a task of a group.
 #include "check.h"
@@ -11,6 +12,7 @@
 #include <merino_graph.hpp>
 
 #include <algorithm>
+#include <cstring>
 #include <atomic>
 #include <numeric>
 #include <random>
@@ -18,6 +20,9 @@
 #include <vector>
 
 #include <unistd.h>
+
+// Steps of search each node and edge added gives its graph (src/graph/flow.h).
+extern "C" unsigned mrn_graph_search_credit;
 
 namespace {
 
@@ -123,6 +128,90 @@ void cycles() {
     g.precede(d, e);
     what = edge_error(g, c, d);
     CHECK_STR_CONTAINS(what.c_str(), "\"d\" -> \"e\" -> \"load\" -> \"parse\" -> \"check\" -> \"d\"");
+    // A graph whose edges are not checked one by one (no search credit): run() refuses the cycle.
+    unsigned credit = mrn_graph_search_credit;
+    mrn_graph_search_credit = 0;
+    merino::graph h;
+    auto x = h.emplace([&] { runs++; }, "x");
+    auto y = h.emplace([&] { runs++; }, "y");
+    h.precede(y, x); // goes back in the order: no credit for its search, so the graph is unchecked
+    h.precede(x, y); // added unchecked: the cycle is found by run()
+    runs = 0;
+    try {
+        h.run();
+        CHECK_MSG(false, "run() of a graph with a cycle did not throw");
+    } catch (const std::logic_error &e) {
+        CHECK_STR_CONTAINS(e.what(), "the graph has a cycle: ");
+    }
+    CHECK_EQ_INT(runs, 0);
+    mrn_graph_search_credit = credit;
+}
+
+// An edge rejected (a cycle) on a graph that has already run leaves the graph as it was: every
+// node runs exactly once in each run before and after the rejection, and every run completes. The
+// rejected edge's search used to overwrite the sources a complete run caches for the next, and
+// the next run then ran some nodes only (a chain: 2 of 3; a diamond: 1 of 4; a 40 x 40
+// wavefront: 39 of 1,600) and reported success.
+struct counted {
+    merino::graph g;
+    std::vector<merino::graph::node> nodes;
+    std::vector<std::atomic<int>> runs;
+    explicit counted(int n) : runs(n) {
+        for (int i = 0; i < n; i++) nodes.push_back(g.emplace([this, i] { runs[i]++; }, ("n" + std::to_string(i)).c_str()));
+    }
+    // Runs the graph and checks that every node ran once in it.
+    void run_once(const char *when) {
+        for (auto &r : runs) r = 0;
+        CHECK_MSG(g.run() == merino::task_group_status::complete, "a run %s did not complete", when);
+        for (size_t i = 0; i < runs.size(); i++)
+            CHECK_MSG(runs[i].load() == 1, "node %zu ran %d times in a run %s", i, runs[i].load(), when);
+    }
+    void rejected(int from, int to) {
+        std::string what = edge_error(g, nodes[from], nodes[to]);
+        CHECK_STR_CONTAINS(what.c_str(), "would close a cycle");
+    }
+};
+
+void rejected_edges_after_runs() {
+    check_set_context("rejected edges after runs: chain");
+    {
+        counted c(3); // a -> b -> c, then c -> a rejected
+        c.g.precede(c.nodes[0], c.nodes[1]);
+        c.g.precede(c.nodes[1], c.nodes[2]);
+        c.run_once("before the rejection");
+        c.rejected(2, 0);
+        c.run_once("after the rejection");
+        c.run_once("after the rejection (again)");
+    }
+    check_set_context("rejected edges after runs: diamond");
+    {
+        counted d(4); // 0 -> 1, 0 -> 2, 1 -> 3, 2 -> 3; then 3 -> 0 and 3 -> 1 rejected
+        d.g.precede(d.nodes[0], d.nodes[1]);
+        d.g.precede(d.nodes[0], d.nodes[2]);
+        d.g.precede(d.nodes[1], d.nodes[3]);
+        d.g.precede(d.nodes[2], d.nodes[3]);
+        d.run_once("before the rejection");
+        d.rejected(3, 0);
+        d.run_once("after the rejection");
+        d.rejected(3, 1);
+        d.rejected(2, 2);
+        d.run_once("after three rejections");
+    }
+    check_set_context("rejected edges after runs: 40 x 40 wavefront");
+    {
+        const int n = 40;
+        counted w(n * n);
+        for (int i = 0; i < n; i++)
+            for (int j = 0; j < n; j++) {
+                if (i) w.g.precede(w.nodes[(i - 1) * n + j], w.nodes[i * n + j]);
+                if (j) w.g.precede(w.nodes[i * n + j - 1], w.nodes[i * n + j]);
+            }
+        w.run_once("before the rejection");
+        w.rejected(n * n - 1, 0);
+        w.run_once("after the rejection");
+        w.rejected(n * n - 1, n + 1); // a search through part of the grid
+        w.run_once("after the second rejection");
+    }
 }
 
 void failures(unsigned workers) {
@@ -282,13 +371,66 @@ void nested_graph_in_node() {
     alarm(0);
 }
 
+// In a child process: the errors graph's calls throw are not printed too (they were: a cycle
+// refused by precede() was on stderr as well as in the exception). A cycle refused by precede()
+// and by run(), a node and an edge refused during a run: each throws, with merino's message.
+int quiet_errors() {
+    unsigned credit = mrn_graph_search_credit;
+    merino::graph g;
+    auto a = g.emplace([] {}, "a");
+    auto b = g.emplace([] {}, "b");
+    g.precede(a, b);
+    std::string what = edge_error(g, b, a);
+    CHECK_STR_CONTAINS(what.c_str(), "merino: merino_graph_edge(\"b\", \"a\") would close a cycle");
+    mrn_graph_search_credit = 0; // unchecked: the cycle is run()'s to find
+    merino::graph h;
+    auto x = h.emplace([] {}, "x");
+    auto y = h.emplace([] {}, "y");
+    h.precede(y, x);
+    h.precede(x, y);
+    try {
+        h.run();
+        CHECK_MSG(false, "run() of a graph with a cycle did not throw");
+    } catch (const std::logic_error &e) {
+        CHECK_STR_CONTAINS(e.what(), "merino: merino_graph_run: the graph has a cycle");
+    }
+    mrn_graph_search_credit = credit;
+    merino::graph k;
+    std::string refused;
+    merino::graph::node p, q;
+    p = k.emplace([&] {
+        try {
+            k.emplace([] {}, "late");
+        } catch (const std::logic_error &e) {
+            refused += e.what();
+        }
+        try {
+            k.precede(p, q);
+        } catch (const std::invalid_argument &e) {
+            refused += e.what();
+        }
+    }, "p");
+    q = k.emplace([] {}, "q");
+    CHECK(k.run() == merino::task_group_status::complete);
+    CHECK_STR_CONTAINS(refused.c_str(), "merino_graph_node_new(\"late\"): the graph is running");
+    CHECK_STR_CONTAINS(refused.c_str(), "merino_graph_edge(\"p\", \"q\"): the graph is running");
+    return 0;
+}
+
 } // namespace
 
-int main() {
+int main(int argc, char **argv) {
+    if (const char *child = check_child_name(argc, argv))
+        return std::strcmp(child, "quiet_errors") == 0 ? quiet_errors() : 2;
+    check_child quiet = check_run_child("quiet_errors", nullptr, 60);
+    CHECK_MSG(quiet.exited && quiet.code == 0, "the child quiet_errors failed:\n%s", quiet.err);
+    CHECK_MSG(quiet.err[0] == 0, "graph errors that were thrown were printed too:\n%s", quiet.err);
+    std::free(quiet.err);
     int dags = check_scale() < 1 ? 5 : 20;
     for (unsigned workers : {1u, 2u, 3u, 4u, 8u}) {
         merino::runtime rt(workers);
         if (workers == 1) cycles(), longest_path_first(), nested_graph_in_node();
+        rejected_edges_after_runs();
         wavefront(workers);
         random_dags(workers, dags);
         failures(workers);

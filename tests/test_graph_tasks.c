@@ -4,8 +4,10 @@
  * k-ary tree summed by tasks recycled as their own continuations, roots run from outside the
  * pool, from a direct-stack task and from inside a task object; and misuse is reported (in child
  * processes): the spawn of a running task or of a root or from a thread outside the pool, a count
- * that reaches zero while its task runs; cancelled groups keep cancelling their tasks while
- * another is reset. */
+ * that reaches zero while its task runs, a count one too low (the wait would end with a child
+ * still queued), a spawned task freed, a task freed twice, a negative count, a root run twice or
+ * after it was freed (also when a child reused its block); cancelled groups keep cancelling their
+ * tasks while another is reset. */
 #define _GNU_SOURCE 1
 #include "check.h"
 
@@ -104,6 +106,77 @@ static merino_task *count_too_low(merino_task *self) {
     return NULL;
 }
 
+/* Two children and a wait, but a count of 2 (it must be 3): the first child, run at once by the
+ * wait, finds the second still queued here, private; the count would say the wait is over while
+ * the second has not run (and it would run later against a freed parent). */
+static long one_too_low_sum;
+static merino_task *add_one(merino_task *self) {
+    (void)self;
+    __atomic_fetch_add(&one_too_low_sum, 1, __ATOMIC_RELAXED); /* relaxed: read after the root */
+    return NULL;
+}
+static merino_task *count_one_too_low(merino_task *self) {
+    merino_task *c1 = merino_task_alloc_child(self, add_one, 0);
+    merino_task *c2 = merino_task_alloc_child(self, add_one, 0);
+    merino_task_set_ref_count(self, 2); /* two children, and no one for the wait */
+    merino_task_spawn(c2);
+    merino_task_spawn_and_wait_for_all(self, c1);
+    return NULL;
+}
+
+/* A child spawned, then freed (the parent would wait for it for ever, or run a freed block). */
+static merino_task *free_spawned(merino_task *self) {
+    merino_task *c = merino_task_alloc_child(self, leaf, 0);
+    merino_task_set_ref_count(self, 2);
+    merino_task_spawn(c);
+    merino_task_free(c);
+    merino_task_wait_for_all(self);
+    return NULL;
+}
+
+/* A task freed twice. */
+static merino_task *free_twice(merino_task *self) {
+    merino_task *c = merino_task_alloc_child(self, leaf, 0);
+    merino_task_free(c);
+    merino_task_free(c);
+    return NULL;
+}
+
+/* A negative count, then a wait (it would never see 1). */
+static merino_task *negative_count(merino_task *self) {
+    merino_task_set_ref_count(self, -1);
+    merino_task_spawn(merino_task_alloc_child(self, leaf, 0));
+    merino_task_wait_for_all(self);
+    return NULL;
+}
+
+/* A root run twice, and a root run after it was freed: its block is back on this worker's free
+ * list (it would run as whatever task reuses it). */
+static merino_task *root_twice(merino_task *self) {
+    (void)self;
+    merino_task *r = merino_task_alloc_root(leaf, 0);
+    CHECK_EQ_INT(merino_task_spawn_root_and_wait(r), MERINO_COMPLETE);
+    merino_task_spawn_root_and_wait(r);
+    return NULL;
+}
+static merino_task *root_freed(merino_task *self) {
+    (void)self;
+    merino_task *r = merino_task_alloc_root(leaf, 0);
+    merino_task_free(r);
+    merino_task_spawn_root_and_wait(r);
+    return NULL;
+}
+/* A root freed, its block reused by a child of this task (the free list gives back the block freed
+ * last), then run as the root: it would run the child, with the child's parent replaced. */
+static merino_task *root_reused(merino_task *self) {
+    merino_task *r = merino_task_alloc_root(leaf, 0);
+    merino_task_free(r);
+    merino_task *c = merino_task_alloc_child(self, leaf, 0);
+    CHECK_MSG(c == r, "the freed root's block was not reused by the next task of its size");
+    merino_task_spawn_root_and_wait(r);
+    return NULL;
+}
+
 static merino_task *spawn_root(merino_task *self) {
     (void)self;
     merino_task_spawn(merino_task_alloc_root(leaf, 0)); /* a root: nothing would wait for it */
@@ -119,6 +192,24 @@ static int run_child(const char *name) {
         merino_task_spawn_root_and_wait(merino_task_alloc_root(count_too_low, 0));
         return 0;
     }
+    if (strcmp(name, "count_one_too_low") == 0) {
+        for (int i = 0; i < 1000; i++) {
+            one_too_low_sum = 0;
+            merino_task_spawn_root_and_wait(merino_task_alloc_root(count_one_too_low, 0));
+        }
+        return 0; /* not reported: the test fails */
+    }
+    static const struct {
+        const char *name;
+        merino_task_fn *fn;
+    } misuse[] = {{"free_spawned", free_spawned}, {"free_twice", free_twice}, {"negative_count", negative_count},
+                  {"root_twice", root_twice},     {"root_freed", root_freed},
+                  {"root_reused", root_reused}};
+    for (size_t i = 0; i < sizeof misuse / sizeof misuse[0]; i++)
+        if (strcmp(name, misuse[i].name) == 0) {
+            merino_task_spawn_root_and_wait(merino_task_alloc_root(misuse[i].fn, 0));
+            return 0; /* not reported: the test fails */
+        }
     if (strcmp(name, "spawn_outside") == 0) {
         /* Not a worker: the inline paths (merino__gcur's state for no task object) fall back to the
          * library, which allocates from malloc and reports the spawn. */
@@ -252,6 +343,7 @@ int main(int argc, char **argv) {
         printf("task objects correct at %u workers\n", counts[c]);
     }
 
+    check_set_context(NULL);
     const char *const env[] = {"MERINO_WORKERS=2", NULL};
     check_child res = check_run_child("spawn_self", env, 20);
     CHECK_MSG(res.signaled || (res.exited && res.code != 0), "the spawn of a running task was not reported");
@@ -270,5 +362,32 @@ int main(int argc, char **argv) {
     CHECK_MSG(res.signaled || (res.exited && res.code != 0), "the count reaching zero was not reported");
     CHECK_STR_CONTAINS(res.err, "reference count reached zero while the task was still running");
     free(res.err);
+    /* A count one too low, the last child still queued: reported, at one worker and at two. */
+    const char *const *const counts_env[] = {one, env};
+    for (int k = 0; k < 2; k++) {
+        res = check_run_child("count_one_too_low", counts_env[k], 60);
+        CHECK_MSG(res.signaled || (res.exited && res.code != 0), "a count one too low was not reported (%s)",
+                  counts_env[k][0]);
+        CHECK_STR_CONTAINS(res.err, "before all its children finished");
+        free(res.err);
+    }
+    static const struct {
+        const char *name, *message;
+    } misuse[] = {{"free_spawned", "merino_task_free of a task that was spawned"},
+                  {"free_twice", "merino_task_free of a task that was spawned (queued, running or finished) or freed already"},
+                  /* the wait sees -1, or (at 2 workers) a thief's child finds the count below zero */
+                  {"negative_count", "reference count"},
+                  {"root_twice", "merino_task_spawn_root_and_wait of a task that is not a root ready to run"},
+                  {"root_freed", "merino_task_spawn_root_and_wait of a task that is not a root ready to run"},
+                  {"root_reused", "merino_task_spawn_root_and_wait of a task that is not a root ready to run"}};
+    for (size_t i = 0; i < sizeof misuse / sizeof misuse[0]; i++)
+        for (int k = 0; k < 2; k++) {
+            check_set_context("%s, %s", misuse[i].name, counts_env[k][0]);
+            res = check_run_child(misuse[i].name, counts_env[k], 60);
+            CHECK_MSG(!res.timed_out && (res.signaled || (res.exited && res.code != 0)), "%s was not reported (%s)",
+                      misuse[i].name, counts_env[k][0]);
+            CHECK_STR_CONTAINS(res.err, misuse[i].message);
+            free(res.err);
+        }
     return 0;
 }

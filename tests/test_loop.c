@@ -11,13 +11,6 @@
 
 #include <pthread.h>
 
-static const char *const schedules[] = {
-    "auto",    "adaptive",  "adaptive,3", "static", "static,1", "static,3", "dynamic",
-    "dynamic,7", "guided", "guided,5",  "steal",  "steal,2",  "idws",     "idws,4",
-    "idws-poll", "idws-poll,3",
-};
-#define NSCHEDULES (sizeof schedules / sizeof schedules[0])
-
 /* ---- counting each index -------------------------------------------------------------------------- */
 
 typedef struct counted {
@@ -259,34 +252,6 @@ static void check_threads(const merino_for_opts *o) {
     for (int i = 0; i < 3; i++) pthread_join(t[i], NULL);
 }
 
-/* With 2 or more workers the work is shared: the body's first index waits (up to 10 s) until
- * another worker has run an index. (Not a timing target: a bound that only a loop that never
- * shares its work reaches.) */
-typedef struct shared_check {
-    int first_worker; /* atomic */
-    int other;        /* atomic */
-} shared_check;
-
-static void share_body(int64_t lo, int64_t hi, void *ctx) {
-    shared_check *c = ctx;
-    int me = merino_worker_index(), first = -1;
-    /* relaxed: a flag polled below; no data rides on it */
-    if (!__atomic_compare_exchange_n(&c->first_worker, &first, me, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED) &&
-        first != me)
-        __atomic_store_n(&c->other, 1, __ATOMIC_RELAXED);
-    if (lo == 0) {
-        double t0 = check_now();
-        while (!__atomic_load_n(&c->other, __ATOMIC_RELAXED) && check_now() - t0 < 10) sched_yield();
-    }
-    (void)hi;
-}
-
-static void check_shared(const merino_for_opts *o) {
-    shared_check c = {-1, 0};
-    merino_for(0, 1000, share_body, &c, o);
-    CHECK_MSG(c.other, "one worker ran the whole loop for 10 s while the others idled");
-}
-
 /* merino_for_opts.stop: once set, no new sub-range begins; nothing runs twice, and a loop of 2^40
  * indices whose first body sets it returns at once (under every schedule, chunk 1 included). */
 typedef struct stopper {
@@ -338,10 +303,10 @@ static void check_stop(const char *sched, int deterministic) {
 static void check_workers(unsigned workers) {
     merino_config cfg = {.workers = workers};
     CHECK(merino_start(&cfg) == 0);
-    for (size_t s = 0; s < NSCHEDULES; s++) {
-        check_set_context("workers=%u schedule=%s", workers, schedules[s]);
+    for (size_t s = 0; s < LOOP_SCHEDULES; s++) {
+        check_set_context("workers=%u schedule=%s", workers, loop_schedules[s]);
         for (int det = 0; det <= 1; det++) {
-            merino_for_opts o = opts_of(schedules[s], det);
+            merino_for_opts o = opts_of(loop_schedules[s], det);
             check_once(0, 0, &o);
             check_once(5, -5, &o);
             check_once(0, 1, &o);
@@ -351,14 +316,17 @@ static void check_workers(unsigned workers) {
             check_once(-12345, 54321, &o);
             check_nested(&o);
             check_in_tasks(&o);
-            if (workers > 1) check_shared(&o);
+            if (workers > 1) {
+                shared_check c;
+                check_shared(&c, &o);
+            }
         }
-        merino_for_opts o = opts_of(schedules[s], 0);
+        merino_for_opts o = opts_of(loop_schedules[s], 0);
         check_threads(&o);
-        check_reductions(schedules[s]);
-        check_stop(schedules[s], 0);
-        check_stop(schedules[s], 1);
-        check_order(schedules[s]);
+        check_reductions(loop_schedules[s]);
+        check_stop(loop_schedules[s], 0);
+        check_stop(loop_schedules[s], 1);
+        check_order(loop_schedules[s]);
     }
     /* Huge ranges, sparse bodies (a call costs the same whatever its length). */
     static const char *const huge[] = {"auto", "adaptive", "static", "static,1099511627", "dynamic,1099511627",
@@ -386,15 +354,15 @@ static void check_deterministic(void) {
     for (size_t w = 0; w < sizeof counts / sizeof counts[0]; w++) {
         merino_config cfg = {.workers = counts[w]};
         CHECK(merino_start(&cfg) == 0);
-        for (size_t s = 0; s < NSCHEDULES; s++) {
-            merino_for_opts o = opts_of(schedules[s], 1);
+        for (size_t s = 0; s < LOOP_SCHEDULES; s++) {
+            merino_for_opts o = opts_of(loop_schedules[s], 1);
             for (int rep = 0; rep < 3; rep++) {
                 double got = merino_sum_double(-1000, 1000003, harmonic_part, NULL, &o);
                 if (!have) {
                     first = got;
                     have = 1;
                 }
-                check_set_context("workers=%u schedule=%s rep=%d", counts[w], schedules[s], rep);
+                check_set_context("workers=%u schedule=%s rep=%d", counts[w], loop_schedules[s], rep);
                 CHECK_EQ_DBL(got, first);
             }
         }

@@ -6,8 +6,11 @@
  *
  * Every program verifies its data (each object is stamped when allocated and checked before it is
  * freed) and ends with one line:
- *   RESULT bench=<name> threads=<n> ops=<n> seconds=<s> mops=<n> peak_rss_kb=<n> rss_after_kb=<n> verified=1
- * where rss_after_kb is the resident size after the program freed everything it allocated. */
+ *   RESULT bench=<name> threads=<n> ops=<n> seconds=<s> mops=<n> peak_rss_kb=<n> rss_after_kb=<n>
+ *          rss_at_free_kb=<n> verified=1
+ * where rss_at_free_kb is the resident size right after the program freed everything it allocated,
+ * and rss_after_kb the same 200 ms later, with the program idle: past the decay periods of the
+ * allocators that give free memory back after one (merino's is 100 ms by default). */
 #ifndef MERINO_BENCH_ALLOC_H
 #define MERINO_BENCH_ALLOC_H
 
@@ -104,9 +107,14 @@ static inline long ab_peak_rss_kb(void) {
     return kb;
 }
 
-static inline void ab_report(const char *bench, const ab_args *a, double ops, double seconds, long rss_after) {
-    printf("RESULT bench=%s threads=%d ops=%.0f seconds=%.4f mops=%.4f peak_rss_kb=%ld rss_after_kb=%ld verified=1\n",
-           bench, a->threads, ops, seconds, ops / seconds / 1e6, ab_peak_rss_kb(), rss_after);
+/* rss_at_free: the resident size read right after the last free (ab_rss_kb). */
+static inline void ab_report(const char *bench, const ab_args *a, double ops, double seconds, long rss_at_free) {
+    long peak = ab_peak_rss_kb();
+    struct timespec pause = {0, 200 * 1000 * 1000};
+    nanosleep(&pause, NULL);
+    printf("RESULT bench=%s threads=%d ops=%.0f seconds=%.4f mops=%.4f peak_rss_kb=%ld rss_after_kb=%ld "
+           "rss_at_free_kb=%ld verified=1\n",
+           bench, a->threads, ops, seconds, ops / seconds / 1e6, peak, ab_rss_kb(), rss_at_free);
     fflush(stdout);
 }
 

@@ -213,8 +213,13 @@ typedef struct mrn_alloc_stats {
     _Atomic size_t chunks, chunk_unmaps;           /* chunks mapped, and unmapped */
     _Atomic size_t decommits, recommits;           /* blocks decommitted; cold blocks taken */
     _Atomic size_t decays, decay_blocks;           /* decay passes that gave memory back; their blocks */
+    _Atomic size_t decay_threads;                  /* decay threads started (decay.c) */
     _Atomic size_t zero_decommits;                 /* callocs zeroed by decommitting (mrn_medium_zero) */
-    _Atomic size_t large, large_bytes;             /* uncached large allocations */
+    _Atomic size_t large, large_bytes;             /* large allocations, and their bytes */
+    _Atomic size_t large_reused, large_gathered;   /* taken whole from the cache; built of cached pieces */
+    _Atomic size_t large_moved_kb;                 /* cached pages moved into new mappings */
+    _Atomic size_t large_grown_in_place;           /* reallocs that grew an object where it lies */
+    _Atomic size_t large_given_back;               /* cached mappings given back to the OS */
     _Atomic size_t medium_misses; /* (the cache's hits are counted per heap) */
     _Atomic size_t remote_frees, remote_flushes;   /* objects freed by other threads; batches */
     _Atomic size_t remote_bufs;                    /* batch buffers allocated */
@@ -240,16 +245,78 @@ MRN_HIDDEN void mrn_pool_tick(void);
 MRN_HIDDEN void mrn_pool_lock_for_fork(bool lock); /* fork: taken before, released after (both sides) */
 MRN_HIDDEN size_t mrn_pool_blocks(size_t *cold, size_t *chunks); /* resident free blocks */
 
-/* ---- large and medium objects (large.c) ---------------------------------------------------------- */
+/* ---- large and medium objects (large.c, medium.c) ------------------------------------------------ */
 
 MRN_HIDDEN void *mrn_large_alloc(mrn_heap *h, size_t size, size_t align, bool zero);
 MRN_HIDDEN void mrn_large_free(mrn_heap *h, mrn_block *b); /* h: the owner (medium) or NULL */
+/* realloc of a large object p to size bytes without copying (in place, or its pages moved): true
+ * with the result in *out (NULL: out of memory, p untouched); false when the caller must copy (an
+ * aligned object's layout, a size no longer large, no room to record more pieces). */
+MRN_HIDDEN bool mrn_large_resize(void *p, size_t size, void **out);
+MRN_HIDDEN void *mrn_medium_alloc(mrn_heap *h, size_t size, bool zero);
+MRN_HIDDEN void mrn_medium_free(mrn_heap *h, mrn_block *b); /* to h's cache, or the pool */
 MRN_HIDDEN void mrn_medium_drop(mrn_heap *h); /* empties a heap's medium cache (to the pool) */
 /* A run of k blocks from h's cache of freed runs (its header as a medium object's), or NULL. */
 MRN_HIDDEN mrn_block *mrn_run_cached(mrn_heap *h, unsigned k);
 /* b, a small block of h's whose objects are all free, kept in h's cache as a run of one block
  * (for h's next block of any class, or medium object of one block), or given to the pool. */
 MRN_HIDDEN void mrn_run_keep(mrn_heap *h, mrn_block *b);
+
+/* ---- the decays' schedule, and the decay thread (decay.c) ------------------------------------------ */
+
+/* When the next pass of each decay is due (mrn_clock_coarse_ms), MRN_NEVER when nothing is
+ * pending: the pool's (trim.c) and the cache of large mappings' (mapcache.c). Each is written
+ * under its lock and read without it as a hint by mrn_pool_tick and the decay thread. */
+#define MRN_NEVER UINT64_MAX
+typedef struct mrn_decay_due {
+    _Alignas(64) _Atomic uint64_t due; /* a line of its own (the struct's size is 64): read by every
+                                        * slow path, so not on the lines the locks and counters bounce on */
+    _Atomic uint64_t large;
+} mrn_decay_due;
+MRN_HIDDEN extern mrn_decay_due mrn_decay;
+/* A decay became due sooner than before, or pending from nothing (its due just stored): wakes the
+ * decay thread, or asks for one (made at the next safe point). Called with no lock held. */
+MRN_HIDDEN void mrn_decay_sooner(void);
+MRN_HIDDEN extern _Atomic bool mrn_decay_wanted;
+MRN_HIDDEN void mrn_decay_spawn(void);
+/* Where an allocation may nest (no allocator state half updated, no lock held): makes the decay
+ * thread if one was asked for. */
+static inline void mrn_decay_safe_point(void) {
+    /* relaxed: a request flag; mrn_decay_spawn decides */
+    if (MRN_UNLIKELY(atomic_load_explicit(&mrn_decay_wanted, memory_order_relaxed))) mrn_decay_spawn();
+}
+MRN_HIDDEN void mrn_decay_forked(void); /* in a fork's child: none is started there */
+
+/* ---- the cache of freed large mappings (mapcache.c) ------------------------------------------------ */
+
+/* A range of pages lying within one of the process's mappings (mremap moves no more at once). */
+typedef struct mrn_span {
+    char *addr;
+    size_t len;
+} mrn_span;
+/* A large object's mapping is built of at most this many spans (its pieces). */
+#define MRN_LARGE_PIECES 32
+/* The cache's entries past the retained bound go back to the OS after the decay period; all of
+ * them when no large object was allocated or freed for this many periods. */
+#define MRN_IDLE_PERIODS 10
+
+/* The cached mapping that best fits need bytes from a megabyte boundary (the object's mapping:
+ * its header's page, then the object): its megabyte boundary, with *len its length (need or a
+ * little more); NULL when none fits. Either way the caller's object counts as in use from now. */
+MRN_HIDDEN char *mrn_mapcache_take(size_t need, size_t *len);
+/* Takes [addr, addr + len) if cached entries that follow one another from addr hold it, in at most
+ * max pieces (counted in use): *n the pieces, cut[i] the page offset of piece i + 1 from addr. */
+MRN_HIDDEN bool mrn_mapcache_take_at(char *addr, size_t len, uint32_t *cut, unsigned max, unsigned *n);
+/* Moves cached pages into [dest, dest + len) (a fresh mapping), in at most max pieces from dest
+ * on: returns how many bytes (a prefix), *n the pieces, cut[i] the page offset of piece i + 1. */
+MRN_HIDDEN size_t mrn_mapcache_fill(char *dest, size_t len, uint32_t *cut, unsigned max, unsigned *n);
+/* The spans of a freed large mapping (no longer in use); true when a decay became pending. */
+MRN_HIDDEN bool mrn_mapcache_put(const mrn_span *s, unsigned n);
+MRN_HIDDEN void mrn_mapcache_account(ptrdiff_t delta); /* large mapping bytes in use, made or gone */
+MRN_HIDDEN void mrn_mapcache_tick(uint64_t now);       /* the decay's pass, if due at now */
+MRN_HIDDEN void mrn_mapcache_drop(void);                /* everything back to the OS */
+MRN_HIDDEN size_t mrn_mapcache_held(void);              /* bytes cached */
+MRN_HIDDEN void mrn_mapcache_lock_for_fork(bool lock);
 
 /* ---- debug checks (debug.c; MRN_ALLOC_DEBUG only) ------------------------------------------------- */
 

@@ -49,8 +49,13 @@ MERINO_ALLOC_API void *merino_realloc(void *p, size_t size) {
         return NULL;
     }
     size_t old = merino_usable_size(p);
+    mrn_block *b = mrn_block_of(p);
+    void *q;
+    /* relaxed: p is live, so its block's kind does not change under us */
+    if (atomic_load_explicit(&b->owner_tag, memory_order_relaxed) == MRN_TAG_LARGE && mrn_large_resize(p, size, &q))
+        return q; /* a large object staying large: resized in place, or its pages moved */
     if (size <= old && size >= old / 2) return p; /* fits, and not worth moving to a smaller one */
-    void *q = merino_malloc(size);
+    q = merino_malloc(size);
     if (!q) return NULL;
     memcpy(q, p, size < old ? size : old);
     merino_free(p);

@@ -158,7 +158,8 @@ mrn_block *mrn_pool_get(unsigned k, bool *zero) {
     }
 }
 
-static void mrn_pool_put_locked(mrn_block *b, unsigned k, uint64_t now) {
+/* Returns whether the decay became pending (mrn_decay_arm). */
+static bool mrn_pool_put_locked(mrn_block *b, unsigned k, uint64_t now) {
     mrn_chunk *chunk = mrn_chunk_of(b);
     mrn_cdesc *c = &mrn_descs[chunk->desc];
     unsigned first = (unsigned)(((uintptr_t)b - (uintptr_t)chunk) / MRN_BLOCK_HDR);
@@ -166,7 +167,7 @@ static void mrn_pool_put_locked(mrn_block *b, unsigned k, uint64_t now) {
     c->freed_ms = now;
     mrn_pool_warm += k;
     mrn_chunk_list(c, true);
-    mrn_decay_arm(now);
+    return mrn_decay_arm(now);
 }
 
 void mrn_pool_put(mrn_block *b, unsigned k) {
@@ -176,17 +177,22 @@ void mrn_pool_put(mrn_block *b, unsigned k) {
     uint64_t now = mrn_clock_coarse_ms();
     mrn_trim t[MRN_TRIM_MAX];
     mrn_lock_acquire(&mrn_pool_lock);
-    mrn_pool_put_locked(b, k, now);
+    bool armed = mrn_pool_put_locked(b, k, now);
     size_t n = mrn_decay_plan(t, now);
+    /* relaxed: under the lock; armed and still pending after the plan (a period of 0 plans at once) */
+    armed = armed && atomic_load_explicit(&mrn_decay.due, memory_order_relaxed) != MRN_NEVER;
     mrn_lock_release(&mrn_pool_lock);
+    if (armed) mrn_decay_sooner();
     mrn_trim_do(t, n);
 }
 
 void *mrn_pool_map(size_t len) {
     void *p = mrn_os_map(len);
     if (MRN_LIKELY(p != NULL)) return p;
-    /* The address space or commit limit is reached: what the pool holds for reuse (retained, or
-     * waiting for its decay) must not make malloc fail while the program holds nothing. */
+    /* The address space or commit limit is reached: what the pool and the cache of large mappings
+     * hold for reuse (retained, or waiting for their decay) must not make malloc fail while the
+     * program holds nothing. */
+    mrn_mapcache_drop();
     mrn_pool_trim(0);
     return mrn_os_map(len);
 }

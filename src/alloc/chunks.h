@@ -45,23 +45,18 @@ MRN_HIDDEN extern uint32_t mrn_chunks_head, mrn_chunks_tail; /* chunks with free
 MRN_HIDDEN extern size_t mrn_pool_warm;   /* free blocks resident (free and not cold) */
 MRN_HIDDEN extern size_t mrn_pool_cold;   /* free blocks cold */
 MRN_HIDDEN extern size_t mrn_pool_mapped; /* chunks mapped */
-/* When the next decay pass may find a chunk old enough (mrn_clock_coarse_ms), MRN_NEVER when no
- * more than mrn_pool_keep blocks are resident. Written under the lock; read without it by
- * mrn_pool_tick. */
-#define MRN_NEVER UINT64_MAX
-typedef struct mrn_decay_due {
-    _Alignas(64) _Atomic uint64_t due; /* a line of its own (the struct's size is 64): read by every
-                                        * slow path, so not on the lines the pool's lock and counters
-                                        * bounce on */
-} mrn_decay_due;
-MRN_HIDDEN extern mrn_decay_due mrn_decay;
+/* mrn_decay.due (alloc.h): when the next pass may find a chunk old enough, MRN_NEVER when no more
+ * than mrn_pool_keep blocks are resident. */
 
 /* Under the lock, at time now: more than mrn_pool_keep blocks resident and no pass pending — the
- * next one is due a decay period from now. */
-static inline void mrn_decay_arm(uint64_t now) {
+ * next one is due a decay period from now; true when it armed it so (the caller, out of the lock,
+ * makes sure the decay thread runs: mrn_decay_sooner). */
+static inline bool mrn_decay_arm(uint64_t now) {
     /* relaxed: written only under the lock, which we hold; mrn_pool_tick's unlocked read is a hint */
-    if (mrn_pool_warm > mrn_pool_keep && atomic_load_explicit(&mrn_decay.due, memory_order_relaxed) == MRN_NEVER)
-        atomic_store_explicit(&mrn_decay.due, now + mrn_decay_ms, memory_order_relaxed);
+    if (mrn_pool_warm <= mrn_pool_keep || atomic_load_explicit(&mrn_decay.due, memory_order_relaxed) != MRN_NEVER)
+        return false;
+    atomic_store_explicit(&mrn_decay.due, now + mrn_decay_ms, memory_order_relaxed);
+    return true;
 }
 
 static inline mrn_chunk *mrn_chunk_of(const void *b) {

@@ -134,6 +134,7 @@ void mrn_heap_unclaim(mrn_heap *h) {
 void mrn_fork_prepare(void) {
     mrn_lock_acquire(&mrn_heaps_lock);
     mrn_pool_lock_for_fork(true);
+    mrn_mapcache_lock_for_fork(true);
 #if MRN_ALLOC_DEBUG
     mrn_debug_fork(true);
 #endif
@@ -143,6 +144,7 @@ void mrn_fork_parent(void) {
 #if MRN_ALLOC_DEBUG
     mrn_debug_fork(false);
 #endif
+    mrn_mapcache_lock_for_fork(false);
     mrn_pool_lock_for_fork(false);
     mrn_lock_release(&mrn_heaps_lock);
 }
@@ -152,6 +154,7 @@ void mrn_fork_parent(void) {
 void mrn_fork_child(void) {
     for (mrn_heap *h = mrn_all_heaps; h; h = h->next_all)
         if (mrn_heap_state(h) == MRN_HEAP_LIVE && h != mrn_tls_heap) mrn_heap_set_state(h, MRN_HEAP_LOST);
+    mrn_decay_forked();
     mrn_fork_parent();
 }
 
@@ -175,11 +178,16 @@ __attribute__((destructor)) static void mrn_stats_at_exit(void) {
                   MRN_LOAD(mapped) >> 10, MRN_LOAD(mapped_peak) >> 10, chunks, MRN_LOAD(chunks),
                   MRN_LOAD(chunk_unmaps));
     mrn_say("  blocks taken %zu, returned %zu; in the pool %zu resident, %zu cold "
-                  "(%zu decommits, %zu in %zu decay passes; %zu cold taken); callocs zeroed by decommit %zu",
+                  "(%zu decommits, %zu in %zu decay passes, %zu decay threads started; %zu cold taken); "
+                  "callocs zeroed by decommit %zu",
                   MRN_LOAD(block_gets), MRN_LOAD(block_puts), pooled, cold, MRN_LOAD(decommits),
-                  MRN_LOAD(decay_blocks), MRN_LOAD(decays), MRN_LOAD(recommits), MRN_LOAD(zero_decommits));
-    mrn_say("  large objects %zu (%zu MB); medium runs from the heap's cache %zu, from the pool %zu", MRN_LOAD(large),
-                  MRN_LOAD(large_bytes) >> 20, medium_hits, MRN_LOAD(medium_misses));
+                  MRN_LOAD(decay_blocks), MRN_LOAD(decays), MRN_LOAD(decay_threads), MRN_LOAD(recommits),
+                  MRN_LOAD(zero_decommits));
+    mrn_say("  large objects %zu (%zu MB): %zu reused whole, %zu built of cached pieces (%zu MB moved), %zu grown "
+            "in place; %zu mappings given back, %zu KB cached now", MRN_LOAD(large), MRN_LOAD(large_bytes) >> 20,
+            MRN_LOAD(large_reused), MRN_LOAD(large_gathered), MRN_LOAD(large_moved_kb) >> 10,
+            MRN_LOAD(large_grown_in_place), MRN_LOAD(large_given_back), mrn_mapcache_held() >> 10);
+    mrn_say("  medium runs from the heap's cache %zu, from the pool %zu", medium_hits, MRN_LOAD(medium_misses));
     mrn_say("  frees by other threads %zu, in %zu batches (%zu buffers made); %zu other threads' objects "
                   "reused by the freeing thread", MRN_LOAD(remote_frees), MRN_LOAD(remote_flushes),
                   MRN_LOAD(remote_bufs), reused);

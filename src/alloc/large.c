@@ -1,32 +1,85 @@
-/* large.c — objects larger than a block's two. Medium objects (up to MRN_MEDIUM_MAX, just under
- * 1 MB) are runs of contiguous blocks from the pool, described by the header of the run's first
- * block (so merino_free finds it as it finds a small object's), in a ladder of run lengths; they belong to
- * the heap that allocated them: freed, they go back to it (by another thread: in a batch, as small
- * objects do) and wait in its cache, a few per length and at most MRN_MEDIUM_KEEP_BYTES a heap —
- * the paper's "8K to ~64K should also be cached", extended to 1 MB. What overflows the cache goes
- * back to the pool, where neighbouring free blocks make longer runs again. Larger objects, and
- * those aligned above a block, have a mapping of their own, unmapped when freed, by any thread. */
+/* large.c — objects above MRN_MEDIUM_MAX (or aligned above a block past the small range): each has
+ * a mapping of its own, laid out as a chunk would be so that mrn_block_of finds its header: the
+ * mapping starts at a megabyte boundary m, its first page holds the header (header 1 of m's
+ * megabyte, at m + 128), the object starts a block past it, at m + 16 KB. Freed, by any thread,
+ * the mapping goes to the cache of freed mappings (mapcache.c), whose pages the next large
+ * allocation takes: a fitting mapping whole, or pieces of several moved into the new one with
+ * mremap. A mapping built of pieces records where each begins (a piece lies within one of the
+ * process's mappings, which mremap needs), after its header, in header 2's place: when it is freed
+ * each piece goes back on its own. realloc grows an object where it lies when it can (the cached
+ * mapping right after it, or mremap in place), else moves its pages to a new mapping: never a
+ * copy. medium.c has the medium objects; mrn_large_alloc chooses between them. */
 #include "alloc/heap.h"
 
 #include <errno.h>
 #include <string.h>
-
-/* A medium object of size bytes takes a run of k blocks, starting at the run's start: k = size /
- * 16 KB rounded up, 1..MRN_CHUNK_USABLE. */
-static unsigned mrn_medium_blocks(size_t size) {
-    return (unsigned)((size + MRN_BLOCK_SIZE - 1) / MRN_BLOCK_SIZE);
-}
+#include <sys/mman.h>
 
 static size_t mrn_round_page(size_t n) { return (n + MRN_PAGE - 1) & ~(size_t)(MRN_PAGE - 1); }
+/* A mapping's length: whole megabytes, so that every cached entry and every piece is whole
+ * megabytes at megabyte boundaries — pieces are never cut smaller, and any entry can start a new
+ * object's mapping. */
+static size_t mrn_round_mb(size_t n) { return (n + MRN_CHUNK_SIZE - 1) & ~(size_t)(MRN_CHUNK_SIZE - 1); }
 
-/* Maps room for size bytes at alignment align (a power of two), laid out as a chunk would be, so
- * that mrn_block_of finds the header: a megabyte boundary `base`, the object at its alignment at
- * least a block past it (its header is then header i of base's megabyte, in base's first page) or,
- * aligned to 1 MB or more, at a megabyte boundary past base (its header is header 0 of the
- * megabyte below). What lies before the header's page and after the object is unmapped at once.
- * Fresh mappings read as zero. */
-static void *mrn_large_map(size_t size, size_t align, unsigned mclass, mrn_heap *owner) { /* mclass 0 */
-    if (align < 64) align = 64;
+/* Where a mapping built of pieces records the page offset of each piece after the first (only
+ * when b->count, its number of pieces, is above 1). */
+static uint32_t *mrn_large_cuts(mrn_block *b) { return (uint32_t *)(b + 1); }
+_Static_assert(MRN_LARGE_PIECES * sizeof(uint32_t) <= MRN_BLOCK_HDR, "the pieces' offsets fit in a header's place");
+
+/* ---- mappings ------------------------------------------------------------------------------------- */
+
+/* A fresh mapping of len bytes (a page multiple) at a megabyte boundary, NULL when out of memory. */
+static char *mrn_map_megabyte(size_t len) {
+    char *raw = mrn_pool_map(len + MRN_CHUNK_SIZE);
+    if (!raw) return NULL;
+    char *m = (char *)(((uintptr_t)raw + MRN_CHUNK_SIZE - 1) & ~(uintptr_t)(MRN_CHUNK_SIZE - 1));
+    if (m > raw) mrn_os_unmap(raw, (size_t)(m - raw));
+    if (raw + len + MRN_CHUNK_SIZE > m + len) mrn_os_unmap(m + len, (size_t)(raw + MRN_CHUNK_SIZE - m));
+    return m;
+}
+
+/* The header of the object at p (mapping [lo, lo + len) of npieces pieces starting at the offsets
+ * cut, in pages): made the object's, and returns p. */
+static void *mrn_large_setup(char *lo, size_t len, char *p, unsigned npieces, const uint32_t *cut) {
+    mrn_block *b = mrn_block_of(p);
+    b->map_base = lo;
+    b->map_len = len;
+    b->cls = 0;
+    b->count = npieces;
+    b->free = p;
+    for (unsigned i = 0; i + 1 < npieces; i++) mrn_large_cuts(b)[i] = cut[i];
+#if MRN_ALLOC_DEBUG
+    mrn_debug_region(lo, len, true, p);
+#endif
+    /* relaxed: the object is published to other threads by the program's own synchronization */
+    atomic_store_explicit(&b->owner_tag, MRN_TAG_LARGE, memory_order_relaxed);
+    return p;
+}
+
+/* b's pieces, into s (MRN_LARGE_PIECES at most); returns their number. */
+static unsigned mrn_large_pieces(mrn_block *b, mrn_span *s) {
+    unsigned n = b->count > 1 ? b->count : 1;
+    size_t at = 0;
+    for (unsigned i = 0; i < n; i++) {
+        size_t end = i + 1 < n ? (size_t)mrn_large_cuts(b)[i] * MRN_PAGE : b->map_len;
+        s[i] = (mrn_span){b->map_base + at, end - at};
+        at = end;
+    }
+    return n;
+}
+
+/* Gives the mapping spans s (n of them) to the cache. */
+static void mrn_large_give(const mrn_span *s, unsigned n) {
+    if (mrn_mapcache_put(s, n)) mrn_decay_sooner();
+}
+
+/* ---- allocation ------------------------------------------------------------------------------------ */
+
+/* An object of size bytes aligned above a block: a fresh mapping of its own at its alignment, its
+ * header found as alloc.h says (in the megabyte below when aligned to 1 MB or more); what lies
+ * before the header's page and after the object is unmapped at once. Its pages are not cached when
+ * it is freed (its mapping is not whole megabytes). */
+static void *mrn_large_aligned(size_t size, size_t align) {
     if (align > PTRDIFF_MAX / 4 || size > PTRDIFF_MAX / 2 - align - 2 * MRN_CHUNK_SIZE) {
         errno = ENOMEM;
         return NULL;
@@ -36,144 +89,163 @@ static void *mrn_large_map(size_t size, size_t align, unsigned mclass, mrn_heap 
     if (!raw) return NULL;
     uintptr_t base = ((uintptr_t)raw + MRN_CHUNK_SIZE - 1) & ~(MRN_CHUNK_SIZE - 1);
     uintptr_t p = (base + MRN_BLOCK_SIZE + align - 1) & ~(uintptr_t)(align - 1);
-    mrn_block *b = mrn_block_of((void *)p);
-    char *lo = (char *)((uintptr_t)b & ~(uintptr_t)(MRN_PAGE - 1));
+    char *lo = (char *)((uintptr_t)mrn_block_of((void *)p) & ~(uintptr_t)(MRN_PAGE - 1));
     char *hi = (char *)mrn_round_page(p + size);
     if (lo > raw) mrn_os_unmap(raw, (size_t)(lo - raw));
     if (raw + len > hi) mrn_os_unmap(hi, (size_t)(raw + len - hi));
-#if MRN_ALLOC_DEBUG
-    mrn_debug_region(lo, (size_t)(hi - lo), true, (void *)p);
-#endif
-    b->map_base = lo;
-    b->map_len = (size_t)(hi - lo);
-    b->cls = mclass;
-    b->free = (void *)p;
-    /* relaxed: the object is published to other threads by the program's own synchronization */
-    atomic_store_explicit(&b->owner_tag, (uintptr_t)owner | MRN_TAG_LARGE, memory_order_relaxed);
-    return (void *)p;
+    mrn_mapcache_account((ptrdiff_t)(hi - lo));
+    return mrn_large_setup(lo, (size_t)(hi - lo), (void *)p, 1, NULL);
 }
 
-/* ---- allocation and free ------------------------------------------------------------------------------ */
-
-size_t mrn_zero_decommit = MRN_ZERO_DECOMMIT;
-
-/* Zeroes the object at p of size bytes (a recycled run's start, page aligned). From
- * mrn_zero_decommit bytes on, the object's whole pages are decommitted instead of cleared, as
- * jemalloc zeroes a recycled extent (ehooks_default_zero_impl): the kernel maps zero pages as they
- * are touched, so a calloc'd buffer the program fills only in part does not make resident the
- * memory it never writes — at the price of a system call (and a TLB shootdown on the cores running
- * the program's other threads). Since freed runs stay resident (chunks.c's decay), this is what
- * keeps the peak resident size of a program that callocs buffers and fills them in part low, at
- * the price of speed for one that writes them whole (MERINO_ALLOC_CALLOC_DECOMMIT chooses). */
-static void mrn_medium_zero(char *p, size_t size) {
-    if (size < mrn_zero_decommit) {
-        memset(p, 0, size);
-        return;
+/* An object of size bytes at a block past a megabyte boundary: a cached mapping that fits, else a
+ * fresh one filled with cached pages as far as they go. zero: a calloc, which takes recycled pages
+ * (and clears them) only where a medium object's calloc would clear rather than decommit. */
+static void *mrn_large_new(size_t size, bool zero) {
+    if (size > PTRDIFF_MAX / 2 - 2 * MRN_CHUNK_SIZE) {
+        errno = ENOMEM;
+        return NULL;
     }
-    char *hi = (char *)(((uintptr_t)p + size) & ~(uintptr_t)(MRN_PAGE - 1));
-    if (mrn_os_decommit(p, (size_t)(hi - p)))
-        MRN_STAT_ADD(zero_decommits, 1);
-    else
-        memset(p, 0, (size_t)(hi - p)); /* locked pages: the decommit cleared nothing */
-    memset(hi, 0, (size_t)(p + size - hi));
-}
-
-/* A medium object of size bytes for h: a run of k blocks from h's cache (short runs), or from the
- * pool. */
-static void *mrn_medium_alloc(mrn_heap *h, size_t size, bool zero) {
-    unsigned k = mrn_medium_blocks(size);
-    mrn_block *b = NULL;
-    bool fresh = false;
-    if ((b = mrn_run_cached(h, k))) {
-        mrn_heap_tick(h);
-        /* A cached run's header is as the pool branch below (or mrn_run_keep) left it (map_len k
-         * blocks, the object at the run's start): not read here, its line is often cold. */
-        /* relaxed, and no read-modify-write: only h's thread writes it (a locked add on a shared
-         * counter waited for the program's pending stores at every medium allocation) */
-        atomic_store_explicit(&h->medium_hits, atomic_load_explicit(&h->medium_hits, memory_order_relaxed) + 1,
-                              memory_order_relaxed);
-    } else {
-        mrn_pool_tick(); /* a medium allocation from the pool, or a large one, drives the decay */
-        b = mrn_pool_get(k, &fresh);
-        if (!b) return NULL;
-        MRN_STAT_ADD(medium_misses, 1);
-        b->map_base = mrn_block_data(b);
-        b->map_len = (size_t)k * MRN_BLOCK_SIZE;
-        b->cls = k;
-        b->size = (uint32_t)b->map_len; /* what a batch of frees counts (remote.h: mrn_batch_add) */
-        b->free = mrn_block_data(b);
-#if MRN_ALLOC_DEBUG
-        /* The headers of the run's other blocks name the run (nothing else reads them): the debug
-         * checks tell a pointer into the object from one the allocator never returned. */
-        for (unsigned j = 1; j < k; j++) {
-            /* relaxed: the run is h's alone; only a misused free reads these */
-            atomic_store_explicit(&b[j].owner_tag, 0, memory_order_relaxed);
-            b[j].map_base = b->map_base;
-            b[j].map_len = b->map_len;
-        }
-#endif
+    size_t need = mrn_round_mb(MRN_BLOCK_SIZE + size);
+    bool recycle = !zero || size < mrn_zero_decommit;
+    size_t len;
+    char *m = recycle ? mrn_mapcache_take(need, &len) : NULL;
+    if (m) {
+        char *p = mrn_large_setup(m, len, m + MRN_BLOCK_SIZE, 1, NULL);
+        if (zero) memset(p, 0, size);
+        return p;
     }
-    /* relaxed: h's from now; the program hands the object to other threads itself */
-    atomic_store_explicit(&b->owner_tag, (uintptr_t)h | MRN_TAG_LARGE, memory_order_relaxed);
-    char *p = mrn_block_data(b); /* b->free */
-    if (zero && !fresh) mrn_medium_zero(p, size);
+    if (!recycle) mrn_mapcache_account((ptrdiff_t)need); /* (mrn_mapcache_take counts it otherwise) */
+    if (!(m = mrn_map_megabyte(need))) {
+        mrn_mapcache_account(-(ptrdiff_t)need);
+        return NULL;
+    }
+    uint32_t cut[MRN_LARGE_PIECES];
+    unsigned n = 0;
+    size_t filled = recycle ? mrn_mapcache_fill(m, need, cut, MRN_LARGE_PIECES - 1, &n) : 0;
+    if (filled && filled < need) cut[n++ - 1] = (uint32_t)(filled / MRN_PAGE); /* the fresh rest: a piece */
+    char *p = mrn_large_setup(m, need, m + MRN_BLOCK_SIZE, n ? n : 1, cut);
+    if (zero && filled > MRN_BLOCK_SIZE) memset(p, 0, filled - MRN_BLOCK_SIZE < size ? filled - MRN_BLOCK_SIZE : size);
     return p;
 }
 
 void *mrn_large_alloc(mrn_heap *h, size_t size, size_t align, bool zero) {
+    mrn_decay_safe_point();
     /* a run starts at a block boundary: aligned to 16 KB */
     if (size <= MRN_MEDIUM_MAX && align <= MRN_BLOCK_SIZE) return mrn_medium_alloc(h, size, zero);
-    mrn_pool_tick();
+    mrn_pool_tick(); /* a large allocation drives the decays too */
     MRN_STAT_ADD(large, 1);
     MRN_STAT_ADD(large_bytes, size);
-    return mrn_large_map(size, align, 0, NULL);
-}
-
-static void mrn_large_unmap(mrn_block *b) {
-#if MRN_ALLOC_DEBUG
-    mrn_debug_region(b->map_base, b->map_len, false, NULL);
-#endif
-    mrn_os_unmap(b->map_base, b->map_len);
-}
-
-mrn_block *mrn_run_cached(mrn_heap *h, unsigned k) {
-    if (k > MRN_MEDIUM_CACHED || !h->nmedium[k - 1]) return NULL;
-    h->medium_bytes -= (size_t)k * MRN_BLOCK_SIZE;
-    return h->medium[k - 1][--h->nmedium[k - 1]];
-}
-
-/* Keeps b, a run of k blocks set up as a medium object's (map_base, map_len, cls, size, free), in
- * h's cache, or gives it to the pool when the cache is full (or h is NULL). */
-static void mrn_run_cache(mrn_heap *h, mrn_block *b, unsigned k) {
-    if (h && k <= MRN_MEDIUM_CACHED && h->nmedium[k - 1] < MRN_MEDIUM_KEEP &&
-        h->medium_bytes + (size_t)k * MRN_BLOCK_SIZE <= MRN_MEDIUM_KEEP_BYTES) {
-        /* relaxed: marks it cached for the debug checks; it is h's, whose thread is this one */
-        atomic_store_explicit(&b->owner_tag, (uintptr_t)h | MRN_TAG_LARGE | MRN_TAG_CACHED, memory_order_relaxed);
-        h->medium[k - 1][h->nmedium[k - 1]++] = b;
-        h->medium_bytes += (size_t)k * MRN_BLOCK_SIZE; /* its map_len */
-        return;
-    }
-    mrn_pool_put(b, k);
-}
-
-void mrn_run_keep(mrn_heap *h, mrn_block *b) {
-    b->map_base = b->free = mrn_block_data(b);
-    b->map_len = b->size = (uint32_t)MRN_BLOCK_SIZE;
-    b->cls = 1;
-    mrn_run_cache(h, b, 1);
+    return align <= MRN_BLOCK_SIZE ? mrn_large_new(size, zero) : mrn_large_aligned(size, align);
 }
 
 void mrn_large_free(mrn_heap *h, mrn_block *b) {
-    unsigned k = b->cls;
-    if (k == 0) { /* a mapping of its own */
-        mrn_large_unmap(b);
+    if (b->cls) { /* a medium run */
+        mrn_medium_free(h, b);
         return;
     }
-    mrn_run_cache(h, b, k);
+#if MRN_ALLOC_DEBUG
+    mrn_debug_region(b->map_base, b->map_len, false, NULL);
+#endif
+    if (((uintptr_t)b->map_base | b->map_len) & (MRN_CHUNK_SIZE - 1)) { /* an aligned object's: not cached */
+        mrn_mapcache_account(-(ptrdiff_t)b->map_len);
+        mrn_os_unmap(b->map_base, b->map_len);
+        return;
+    }
+    mrn_span s[MRN_LARGE_PIECES];
+    unsigned n = mrn_large_pieces(b, s);
+    mrn_large_give(s, n);
 }
 
-void mrn_medium_drop(mrn_heap *h) {
-    mrn_block *b;
-    for (unsigned k = 1; k <= MRN_MEDIUM_CACHED; k++)
-        while ((b = mrn_run_cached(h, k))) mrn_pool_put(b, k);
+/* ---- realloc ---------------------------------------------------------------------------------------- */
+
+/* Object p (header b, its pieces s[0..n)) shrunk to need bytes of mapping (whole megabytes): the
+ * pieces past need go to the cache. */
+static void mrn_large_shrink(mrn_block *b, mrn_span *s, unsigned n, size_t need) {
+    unsigned keep = 0;
+    while (keep < n && s[keep].addr + s[keep].len <= b->map_base + need) keep++;
+    /* piece `keep` straddles need (or starts at it): its part past need goes */
+    mrn_span gone[MRN_LARGE_PIECES];
+    unsigned g = 0;
+    char *end = b->map_base + need;
+    if (keep < n && s[keep].addr < end) {
+        gone[g++] = (mrn_span){end, (size_t)(s[keep].addr + s[keep].len - end)};
+        keep++;
+    }
+    for (unsigned i = keep; i < n; i++) gone[g++] = s[i];
+    b->count = keep;
+    b->map_len = need;
+#if MRN_ALLOC_DEBUG
+    mrn_debug_region(b->map_base, 0, false, NULL);
+    mrn_debug_region(b->map_base, need, true, b->free);
+#endif
+    mrn_large_give(gone, g);
+}
+
+/* Moves the n pieces s of an object to the fresh mapping at m2 (same offsets); a piece mremap
+ * cannot move is copied, then unmapped. */
+static void mrn_large_move(const mrn_span *s, unsigned n, char *from, char *m2) {
+    for (unsigned i = 0; i < n; i++) {
+        char *to = m2 + (s[i].addr - from);
+        if (mremap(s[i].addr, s[i].len, s[i].len, MREMAP_MAYMOVE | MREMAP_FIXED, to) == to) {
+            mrn_stat_mapped(-(ptrdiff_t)s[i].len); /* they replaced fresh pages of m2 */
+            continue;
+        }
+        memcpy(to, s[i].addr, s[i].len);
+        mrn_os_unmap(s[i].addr, s[i].len);
+    }
+}
+
+bool mrn_large_resize(void *p, size_t size, void **out) {
+    mrn_block *b = mrn_block_of(p);
+    char *m = b->map_base;
+    /* only the plain layout (not an aligned object's), and sizes that stay large */
+    if (p != m + MRN_BLOCK_SIZE || size <= MRN_MEDIUM_MAX || size > PTRDIFF_MAX / 2 - 2 * MRN_CHUNK_SIZE)
+        return false;
+    size_t need = mrn_round_mb(MRN_BLOCK_SIZE + size), len = b->map_len;
+    mrn_span s[MRN_LARGE_PIECES];
+    unsigned n = mrn_large_pieces(b, s);
+    *out = p;
+    if (need <= len) { /* shrinks: in place, the tail to the cache when a megabyte or more */
+        if (len - need >= MRN_CHUNK_SIZE) mrn_large_shrink(b, s, n, need);
+        return true;
+    }
+    if (n + 2 > MRN_LARGE_PIECES) return false; /* no room to record more pieces: copied */
+    uint32_t cut[MRN_LARGE_PIECES];
+    for (unsigned i = 0; i + 1 < n; i++) cut[i] = mrn_large_cuts(b)[i];
+    size_t extra = need - len;
+    char *m2 = m;
+    unsigned k = 0;
+    if (mrn_mapcache_take_at(m + len, extra, cut + n, MRN_LARGE_PIECES - n, &k)) { /* cached right after it */
+        for (unsigned i = 0; i + 1 < k; i++) cut[n + i] += (uint32_t)(len / MRN_PAGE);
+        cut[n - 1] = (uint32_t)(len / MRN_PAGE);
+        n += k;
+        MRN_STAT_ADD(large_grown_in_place, 1);
+    } else {
+        mrn_mapcache_account((ptrdiff_t)extra);
+        char *last = s[n - 1].addr;
+        if (mremap(last, s[n - 1].len, s[n - 1].len + extra, 0) == last) { /* grown where it lies */
+            mrn_stat_mapped((ptrdiff_t)extra);
+            MRN_STAT_ADD(large_grown_in_place, 1);
+        } else { /* moved, pages and all, to a new mapping */
+            if (!(m2 = mrn_map_megabyte(need))) {
+                mrn_mapcache_account(-(ptrdiff_t)extra);
+                *out = NULL;
+                return true;
+            }
+            mrn_large_move(s, n, m, m2);
+        }
+        /* the new part, fresh so far, filled with cached pages as far as they go */
+        size_t filled = mrn_mapcache_fill(m2 + len, extra, cut + n, MRN_LARGE_PIECES - n - 1, &k);
+        if (k || m2 != m) { /* a piece from len on: a filled one, or the fresh rest of a new mapping */
+            for (unsigned i = 0; i + 1 < k; i++) cut[n + i] += (uint32_t)(len / MRN_PAGE);
+            cut[n - 1] = (uint32_t)(len / MRN_PAGE);
+            n += k ? k : 1;
+            if (k && filled < extra) cut[n++ - 1] = (uint32_t)((len + filled) / MRN_PAGE);
+        }
+    }
+#if MRN_ALLOC_DEBUG
+    mrn_debug_region(m, 0, false, NULL);
+#endif
+    *out = mrn_large_setup(m2, need, m2 + MRN_BLOCK_SIZE, n, cut);
+    return true;
 }

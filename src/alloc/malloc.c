@@ -115,6 +115,7 @@ static void *mrn_small_alloc_from(mrn_heap *h, unsigned c, bool own) {
 static void *mrn_small_alloc_slow(mrn_heap *h, unsigned c) { return mrn_small_alloc_from(h, c, false); }
 
 __attribute__((noinline)) static void *mrn_malloc_slow(size_t size) {
+    mrn_decay_safe_point();
     mrn_heap *h = mrn_heap_get();
     if (!h) {
         errno = ENOMEM;
@@ -135,9 +136,10 @@ __attribute__((noinline)) static void mrn_free_general(void *p, mrn_block *b, ui
         mrn_large_free(me, b);
     else if (owner == me)
         mrn_owner_free(me, b, p);
-    else if (!owner) /* a large object: straight back to the OS */
+    else if (!owner) { /* a large object: to the cache of freed mappings */
         mrn_large_free(NULL, b);
-    else
+        mrn_decay_safe_point();
+    } else
         mrn_foreign_free(me, owner, p, b);
 }
 
@@ -365,8 +367,7 @@ static void mrn_heap_abandon(void *arg) {
     mrn_reuse_drain(h);
     mrn_batches_flush(h);
     mrn_heap_trim(h);
-    /* A thread's end is often a parallel phase's: the pool keeps less resident from here on. */
-    mrn_pool_trim(mrn_pool_keep / 2);
+    mrn_decay_safe_point(); /* h is still this thread's, consistent: an allocation nests here */
     if (mrn_tls_heap == h) mrn_tls_heap = &mrn_empty_heap;
     mrn_exited = true;
     mrn_heap_retire(h);

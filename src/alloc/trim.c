@@ -4,8 +4,8 @@
  * nothing freed into it for mrn_decay_ms; then it goes back to the OS, from the chunks freed into
  * least recently: entirely free chunks past MRN_SPARE_CHUNKS are unmapped, other free blocks are
  * decommitted (madvise) and marked cold — taken again only when no resident run fits, before a new
- * chunk is mapped. The decay runs lazily, from the allocator's slow paths (mrn_pool_tick): no
- * thread of its own. A thread's exit trims to half the retained bound, a failed map to nothing.
+ * chunk is mapped. The decay runs from the allocator's slow paths (mrn_pool_tick) and, while one is
+ * pending, from the decay thread (decay.c). A failed map trims to nothing.
  * Plans are made under the pool's lock; the system calls outside it. The pool's state is defined
  * here (chunks.h). */
 #include "alloc/chunks.h"
@@ -17,7 +17,6 @@ uint64_t mrn_decay_ms = MRN_DECAY_MS;
 mrn_lock mrn_pool_lock = MRN_LOCK_INIT;
 uint32_t mrn_chunks_head, mrn_chunks_tail;
 size_t mrn_pool_warm, mrn_pool_cold, mrn_pool_mapped;
-mrn_decay_due mrn_decay = {MRN_NEVER};
 
 /* Under the lock: chooses what to give back, of the chunks last freed into at or before `before`
  * (MRN_NEVER: all): the entirely free chunks past MRN_SPARE_CHUNKS (to be unmapped), and, from the
@@ -120,8 +119,9 @@ bool mrn_trim_do(mrn_trim *t, size_t n) {
     }
     /* the runs left resident decay later (a pending pass finds their chunks young and times
      * itself after them) */
-    if (failed) mrn_decay_arm(now);
+    bool armed = failed && mrn_decay_arm(now);
     mrn_lock_release(&mrn_pool_lock);
+    if (armed) mrn_decay_sooner();
     return again && !failed;
 }
 
@@ -151,11 +151,13 @@ void mrn_pool_tick(void) {
     mrn_trim t[MRN_TRIM_MAX];
     size_t n;
     do {
-        /* relaxed: a peek, rechecked under the lock; most calls find nothing pending and stop
+        /* relaxed: peeks, rechecked under the locks; most calls find nothing pending and stop
          * here, without reading the clock */
         uint64_t due = atomic_load_explicit(&mrn_decay.due, memory_order_relaxed);
-        if (due == MRN_NEVER) return;
+        uint64_t large = atomic_load_explicit(&mrn_decay.large, memory_order_relaxed);
+        if (due == MRN_NEVER && large == MRN_NEVER) return;
         uint64_t now = mrn_clock_coarse_ms();
+        if (now >= large) mrn_mapcache_tick(now);
         if (now < due) return;
         mrn_lock_acquire(&mrn_pool_lock);
         n = mrn_decay_plan(t, now);

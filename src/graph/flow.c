@@ -1,10 +1,7 @@
 /* flow.c — dependency graphs: nodes with explicit edges, run as task objects of a group.
  *
- * Construction keeps a topological order of the nodes (ord) up to date edge by edge (Pearce and
- * Kelly, "A dynamic topological sort algorithm for directed acyclic graphs", JEA 2007): an edge
- * from an earlier to a later node costs nothing; otherwise a search of the nodes between the two
- * either finds a path back (the edge would close a cycle: rejected, and the message names the
- * nodes on it) or reorders just those nodes. So a cycle is refused at the edge that makes it.
+ * Construction keeps a topological order of the nodes up to date edge by edge (order.c), so a
+ * cycle is refused at the edge that would close it, with the nodes on it named.
  *
  * A run counts each node's predecessors down: a node runs as a task of the graph's group (its
  * order there is its index, so the first failing node in index order is the one reported), and the
@@ -13,8 +10,8 @@
  * (bypass) — unless the worker's oldest queued node is more than MRN_LEVEL_SLACK levels above it,
  * which then runs instead — and the others are queued public at once (a worker that ran dry takes
  * them without asking). A failure or a cancellation stops the release of successors, and cancels
- * the nodes made ready but not started. docs/graph.md has the measurements behind each rule. */
-#include "graph.h"
+ * the nodes made ready but not started. */
+#include "flow.h"
 
 #include "../alloc/mem.h"
 
@@ -22,60 +19,82 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Its own two cache lines: the first holds what a run reads and writes, so that a node's count,
- * written by the workers that run its predecessors, shares no line with another node. */
-struct merino_graph_node {
-    _Alignas(MRN_CACHE_LINE) void (*fn)(void *);
-    void *arg;
-    merino_graph *graph;
-    merino_graph_node **succ;
-    unsigned nsucc, npred;
-    unsigned index;      /* order of creation */
-    unsigned level;      /* nodes on the longest path from here to a sink (set by a run) */
-    uint32_t pending;    /* atomic, during a run: predecessors not finished */
-    /* construction */
-    _Alignas(MRN_CACHE_LINE) char *name;
-    unsigned ord;        /* place in the topological order */
-    unsigned mark;       /* search stamp */
-    merino_graph_node *via; /* search: the node the search came from (for the cycle's path) */
-    merino_graph_node **pred;
-    unsigned csucc, npredl, cpred;
-#if MERINO__PROFILE
-    uint64_t prof_path[2]; /* atomic: the profiler's: where the node's path begins (prof_hooks.h) */
-#endif
-};
-_Static_assert(sizeof(merino_graph_node) == 2 * MRN_CACHE_LINE, "a node is two cache lines");
-
 /* A ready node whose oldest queued node is more than this many levels above it runs that one
  * first (mrn_node_older): a smaller slack swaps more often (a locked instruction each), a larger
- * one lets a worker run further ahead of the longest path. 4: measured on 32 x 32 wavefronts. */
+ * one lets a worker run further ahead of the longest path (docs/notes/2026-11-27-graph.md). */
 #define MRN_LEVEL_SLACK 4
 
-struct merino_graph {
-    merino_graph_node **nodes;  /* by index */
-    merino_graph_node **by_ord; /* by place in the topological order */
-    merino_graph_node **work;   /* the search's stack: at most n entries; between runs, the sources */
-    unsigned n, cap, stamp;     /* cap: of each of the three arrays */
-    unsigned nsources;          /* while ready: the nodes with no predecessor, work[0..nsources) */
-    bool ready;                 /* after a complete run, the graph unchanged since: every node's
-                                   pending equals its npred again, and work holds the sources */
-    merino_task_group group;
-};
-
 merino_task_group *merino__graph_group(merino_graph *g) { return &g->group; }
+
+/* ---- one run or one change at a time -------------------------------------------------------------- */
+
+/* g->busy: a run or a change (a node or an edge being added) holds the graph; any other call
+ * that would run or change it meanwhile is refused with a message saying which is the case. */
+enum { MRN_G_IDLE, MRN_G_RUNNING, MRN_G_CHANGING };
+
+/* Takes g for a run or a change; returns MRN_G_IDLE, or what holds it (taking nothing). */
+static uint32_t mrn_claim(merino_graph *g, uint32_t as) {
+    uint32_t was = MRN_G_IDLE;
+    /* acquire: what the last run or change wrote (its release in mrn_unclaim) */
+    __atomic_compare_exchange_n(&g->busy, &was, as, false, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED);
+    return was;
+}
+
+static void mrn_unclaim(merino_graph *g) {
+    __atomic_store_n(&g->busy, MRN_G_IDLE, __ATOMIC_RELEASE); /* release: for the next claim */
+}
+
+/* A change refused: call is the API call, with its arguments. */
+__attribute__((cold, noinline)) static void mrn_change_refused(uint32_t busy, const char *call) {
+    if (busy == MRN_G_RUNNING)
+        mrn_error("%s: the graph is running: add nodes and edges between its runs (not from its nodes, "
+                  "nor while another thread runs it)",
+                  call);
+    else
+        mrn_error("%s: another thread is adding a node or an edge to the graph at the same time: build a "
+                  "graph from one thread at a time",
+                  call);
+}
+
+/* A run refused. */
+__attribute__((cold, noinline)) static int mrn_run_refused(merino_graph *g, uint32_t busy) {
+    if (busy == MRN_G_CHANGING) {
+        mrn_error("merino_graph_run: another thread is adding a node or an edge to the graph: run it "
+                  "once it is built");
+        return -1;
+    }
+    /* Inside a node of g (or in a group or graph nested in one)? Its run would wait for itself. */
+    merino_task *ctx = mrn_graph_context();
+    for (merino_task_group *grp = ctx ? ctx->merino__group : NULL; grp; grp = grp->merino__outer)
+        if (grp == &g->group) {
+            mrn_error("merino_graph_run inside a node of the same graph: a graph cannot run itself (the run "
+                      "would wait for the node that started it); run another graph or a task group there");
+            return -1;
+        }
+    mrn_error("merino_graph_run of a graph that is already running (started by another thread): a graph "
+              "runs once at a time; wait for that run to return, or give each thread a graph of its own");
+    return -1;
+}
 
 /* ---- construction ------------------------------------------------------------------------------------ */
 
 merino_graph *merino_graph_new(void) {
     mrn_graph_init();
     merino_graph *g = mrn_mem_alloc(MRN_CACHE_LINE, sizeof *g); /* its group's anchor task is aligned */
-    if (g) memset(g, 0, sizeof *g);
-    else mrn_error("out of memory making a dependency graph");
+    if (g) {
+        memset(g, 0, sizeof *g);
+        mrn_order_init(g);
+    } else {
+        mrn_error("out of memory making a dependency graph");
+    }
     return g;
 }
 
 void merino_graph_delete(merino_graph *g) {
     if (!g) return;
+    if (MRN_UNLIKELY(mrn_claim(g, MRN_G_CHANGING) != MRN_G_IDLE))
+        mrn_fatal("merino_graph_delete of a graph that is running or being changed: delete it after its "
+                  "run (or the call changing it) has returned, never from one of its nodes");
     for (unsigned i = 0; i < g->n; i++) {
         merino_graph_node *x = g->nodes[i];
         free(x->name);
@@ -84,8 +103,8 @@ void merino_graph_delete(merino_graph *g) {
         mrn_mem_free(x);
     }
     free(g->nodes);
-    free(g->by_ord);
     free(g->work);
+    free(g->sources);
     mrn_mem_free(g);
 }
 
@@ -100,17 +119,28 @@ static bool mrn_grow(merino_graph_node ***a, unsigned n, unsigned *cap) {
     return true;
 }
 
+/* Makes room for one more pointer in a node's *a (count n), whose capacity doubles from 4: it is
+ * full when n is 0, or 4 or more and a power of two. */
+static bool mrn_node_grow(merino_graph_node ***a, unsigned n) {
+    if (n != 0 && (n < 4 || (n & (n - 1)) != 0)) return true;
+    void *p = realloc(*a, (n ? 2 * (size_t)n : 4) * sizeof **a);
+    if (!p) return false;
+    *a = p;
+    return true;
+}
+
 /* Makes room for one more node in the graph's three arrays. */
 static bool mrn_reserve_node(merino_graph *g) {
     if (g->n < g->cap) return true;
     unsigned c = g->cap, c2 = g->cap, c3 = g->cap;
-    if (!mrn_grow(&g->nodes, g->n, &c) || !mrn_grow(&g->by_ord, g->n, &c2) || !mrn_grow(&g->work, g->n, &c3))
+    if (!mrn_grow(&g->nodes, g->n, &c) || !mrn_grow(&g->work, g->n, &c2) || !mrn_grow(&g->sources, g->n, &c3))
         return false; /* the arrays that grew keep their room: the next call starts from there */
     g->cap = c;
     return true;
 }
 
-merino_graph_node *merino_graph_node_new(merino_graph *g, const char *name, void (*fn)(void *), void *arg) {
+/* merino_graph_node_new, the graph taken. */
+static merino_graph_node *mrn_node_new(merino_graph *g, const char *name, void (*fn)(void *), void *arg) {
     merino_graph_node *x = mrn_mem_alloc(MRN_CACHE_LINE, sizeof *x);
     if (x) memset(x, 0, sizeof *x);
     char buf[32];
@@ -127,69 +157,45 @@ merino_graph_node *merino_graph_node_new(merino_graph *g, const char *name, void
     x->fn = fn;
     x->arg = arg;
     x->graph = g;
-    x->index = x->ord = g->n;
-    g->nodes[g->n] = g->by_ord[g->n] = x;
-    g->n++;
+    x->index = g->n;
+    g->nodes[g->n++] = x;
+    mrn_order_append(g, x);
     g->ready = false;
+    return x;
+}
+
+merino_graph_node *merino_graph_node_new(merino_graph *g, const char *name, void (*fn)(void *), void *arg) {
+    uint32_t busy = mrn_claim(g, MRN_G_CHANGING);
+    if (MRN_UNLIKELY(busy != MRN_G_IDLE)) {
+        char call[160];
+        snprintf(call, sizeof call, "merino_graph_node_new(\"%s\")", name ? name : "(unnamed)");
+        mrn_change_refused(busy, call);
+        return NULL;
+    }
+    merino_graph_node *x = mrn_node_new(g, name, fn, arg);
+    mrn_unclaim(g);
     return x;
 }
 
 const char *merino_graph_node_name(const merino_graph_node *n) { return n->name; }
 
-/* Depth-first search from start along succ (forward) or pred (backward), through the nodes whose
- * ord is within [lo, hi]; marks them with the stamp and collects them in out. Returns the number
- * collected, or -1 when the search reaches stop (then stop->via leads back to start). */
-static int mrn_search(merino_graph *g, merino_graph_node *start, bool forward, unsigned lo, unsigned hi,
-                      merino_graph_node *stop, merino_graph_node **out) {
-    unsigned sp = 0, nout = 0;
-    merino_graph_node **stack = g->work;
-    start->mark = g->stamp;
-    start->via = NULL;
-    stack[sp++] = start;
-    while (sp) {
-        merino_graph_node *x = stack[--sp];
-        out[nout++] = x;
-        merino_graph_node **next = forward ? x->succ : x->pred;
-        unsigned nn = forward ? x->nsucc : x->npredl;
-        for (unsigned i = 0; i < nn; i++) {
-            merino_graph_node *y = next[i];
-            if (y == stop) {
-                y->via = x;
-                return -1;
-            }
-            if (y->mark == g->stamp || y->ord < lo || y->ord > hi) continue;
-            y->mark = g->stamp;
-            y->via = x;
-            stack[sp++] = y;
-        }
+/* merino_graph_edge, the graph taken. */
+static int mrn_edge(merino_graph *g, merino_graph_node *from, merino_graph_node *to) {
+    if (from == to) {
+        mrn_error("merino_graph_edge(\"%s\", \"%s\") would close a cycle: a node cannot follow "
+                  "itself; a dependency graph must be acyclic",
+                  from->name, to->name);
+        return -1;
     }
-    return (int)nout;
-}
-
-static int mrn_cmp_unsigned(const void *a, const void *b) {
-    unsigned x = *(const unsigned *)a, y = *(const unsigned *)b;
-    return x < y ? -1 : x > y;
-}
-
-static int mrn_by_ord(const void *a, const void *b) {
-    unsigned x = (*(merino_graph_node *const *)a)->ord, y = (*(merino_graph_node *const *)b)->ord;
-    return x < y ? -1 : x > y;
-}
-
-/* Reports the cycle the edge from -> to would close: to -> ... -> from (found by the search from
- * to, along via) -> to. */
-__attribute__((cold)) static void mrn_cycle(merino_graph_node *from, merino_graph_node *to) {
-    char path[512];
-    size_t len = 0;
-    merino_graph_node *chain[16];
-    unsigned n = 0;
-    for (merino_graph_node *x = from; x && n < 16; x = x->via) chain[n++] = x; /* from back to to */
-    for (unsigned i = n; i-- > 0 && len < sizeof path;)
-        len += (size_t)snprintf(path + len, sizeof path - len, "\"%s\" -> ", chain[i]->name);
-    if (len < sizeof path) snprintf(path + len, sizeof path - len, "\"%s\"", to->name);
-    mrn_error("merino_graph_edge(\"%s\", \"%s\") would close a cycle: %s%s; a dependency graph "
-              "must be acyclic: remove one of these edges",
-              from->name, to->name, n == 16 ? "... " : "", path);
+    if (!mrn_node_grow(&from->succ, from->nsucc) || !mrn_node_grow(&to->pred, to->npred)) {
+        mrn_error("out of memory adding the edge \"%s\" -> \"%s\"", from->name, to->name);
+        return -1;
+    }
+    if (!mrn_order_edge(g, from, to)) return -1; /* a cycle: reported, nothing changed */
+    from->succ[from->nsucc++] = to;
+    to->pred[to->npred++] = from;
+    g->ready = false; /* a new edge: the next run counts predecessors and levels again */
+    return 0;
 }
 
 int merino_graph_edge(merino_graph_node *from, merino_graph_node *to) {
@@ -200,59 +206,16 @@ int merino_graph_edge(merino_graph_node *from, merino_graph_node *to) {
                   from->name, to->name);
         return -1;
     }
-    if (from == to) {
-        mrn_error("merino_graph_edge(\"%s\", \"%s\") would close a cycle: a node cannot follow "
-                  "itself; a dependency graph must be acyclic",
-                  from->name, to->name);
+    uint32_t busy = mrn_claim(g, MRN_G_CHANGING);
+    if (MRN_UNLIKELY(busy != MRN_G_IDLE)) {
+        char call[160];
+        snprintf(call, sizeof call, "merino_graph_edge(\"%s\", \"%s\")", from->name, to->name);
+        mrn_change_refused(busy, call);
         return -1;
     }
-    if (!mrn_grow(&from->succ, from->nsucc, &from->csucc) || !mrn_grow(&to->pred, to->npredl, &to->cpred)) {
-        mrn_error("out of memory adding the edge \"%s\" -> \"%s\"", from->name, to->name);
-        return -1;
-    }
-    if (to->ord < from->ord) { /* the order must change, or this edge closes a cycle */
-        unsigned lo = to->ord, hi = from->ord;
-        merino_graph_node **fwd = malloc(2 * (size_t)g->n * sizeof *fwd);
-        if (!fwd) {
-            mrn_error("out of memory adding the edge \"%s\" -> \"%s\"", from->name, to->name);
-            return -1;
-        }
-        g->stamp++;
-        int nf = mrn_search(g, to, true, lo, hi, from, fwd);
-        if (nf < 0) {
-            mrn_cycle(from, to);
-            free(fwd);
-            return -1;
-        }
-        g->stamp++;
-        merino_graph_node **bwd = fwd + nf;
-        int nb = mrn_search(g, from, false, lo, hi, NULL, bwd);
-        /* Reorder: the nodes reaching from (bwd) take the smallest places the two sets hold, in
-         * their old order, then those reachable from to (fwd). */
-        qsort(fwd, (size_t)nf, sizeof *fwd, mrn_by_ord);
-        qsort(bwd, (size_t)nb, sizeof *bwd, mrn_by_ord);
-        unsigned *places = malloc((size_t)(nf + nb) * sizeof *places);
-        if (!places) {
-            free(fwd);
-            mrn_error("out of memory adding the edge \"%s\" -> \"%s\"", from->name, to->name);
-            return -1;
-        }
-        for (int i = 0; i < nb; i++) places[i] = bwd[i]->ord;
-        for (int i = 0; i < nf; i++) places[nb + i] = fwd[i]->ord;
-        qsort(places, (size_t)(nf + nb), sizeof *places, mrn_cmp_unsigned);
-        for (int i = 0; i < nb + nf; i++) {
-            merino_graph_node *x = i < nb ? bwd[i] : fwd[i - nb];
-            x->ord = places[i];
-            g->by_ord[x->ord] = x;
-        }
-        free(places);
-        free(fwd);
-    }
-    from->succ[from->nsucc++] = to;
-    to->pred[to->npredl++] = from;
-    to->npred++;
-    from->graph->ready = false; /* and the search may have used work */
-    return 0;
+    int rc = mrn_edge(g, from, to);
+    mrn_unclaim(g);
+    return rc;
 }
 
 /* ---- running ---------------------------------------------------------------------------------------- */
@@ -329,7 +292,7 @@ static merino_task *mrn_node_run(merino_task *self) {
     /* Longest path first: when our oldest queued node has a longer path to a sink than best, it
      * runs next and best is queued in its task object (two nodes swapped, nothing allocated).
      * Left queued, it would run when this worker's newer nodes are done, and end the run alone
-     * while the other workers idle (a 32 x 32 wavefront: ~1% of its time). */
+     * while the other workers idle. */
     merino_task *q = mrn_node_older(gw, g, best->level);
     if (q) {
         merino_graph_node *o;
@@ -364,10 +327,9 @@ static void mrn_graph_run_here(void *p) {
             merino_graph_node *x = g->nodes[i];
             __atomic_store_n(&x->pending, x->npred, __ATOMIC_RELAXED);
             MRN_PROF_NODE_RESET(x);
-            if (x->npred == 0) g->work[g->nsources++] = x;
+            if (x->npred == 0) g->sources[g->nsources++] = x;
         }
-        for (unsigned k = g->n; k-- > 0;) { /* levels, in reverse topological order */
-            merino_graph_node *x = g->by_ord[k];
+        for (merino_graph_node *x = g->last; x; x = x->prev) { /* levels, in reverse topological order */
             x->level = 1;
             for (unsigned i = 0; i < x->nsucc; i++)
                 if (x->succ[i]->level >= x->level) x->level = x->succ[i]->level + 1;
@@ -375,8 +337,8 @@ static void mrn_graph_run_here(void *p) {
     }
     mrn_gworker *gw = mrn_gself();
     for (unsigned i = g->nsources; i-- > 0;) { /* in reverse: this worker pops the first node first */
-        MRN_PROF_NODE_PRED(g->work[i]); /* the run is the sources' predecessor */
-        mrn_node_queue(gw, mrn_node_task(g->work[i]), g->work[i]);
+        MRN_PROF_NODE_PRED(g->sources[i]); /* the run is the sources' predecessor */
+        mrn_node_queue(gw, mrn_node_task(g->sources[i]), g->sources[i]);
     }
     r->status = mrn_group_wait_here(&g->group);
     /* A run that did not complete left counts part-way (successors of a node that threw, or of a
@@ -384,10 +346,33 @@ static void mrn_graph_run_here(void *p) {
     g->ready = r->status == MERINO_COMPLETE;
 }
 
-int merino_graph_run(merino_graph *g) {
+/* Takes g for a run: 0; or -1, with the message, when it is taken or has a cycle. */
+static int mrn_run_begin(merino_graph *g) {
+    uint32_t busy = mrn_claim(g, MRN_G_RUNNING);
+    if (MRN_UNLIKELY(busy != MRN_G_IDLE)) return mrn_run_refused(g, busy);
+    /* edges added unchecked (order.c): the whole graph checked once, before it runs */
+    if (MRN_LIKELY(g->checked) || mrn_order_check(g, "merino_graph_run")) return 0;
+    mrn_unclaim(g);
+    return -1;
+}
+
+/* Runs g, taken by mrn_run_begin, and gives it back. */
+static int mrn_run_taken(merino_graph *g) {
     mrn_graph_run_args r = {g, MERINO_COMPLETE};
     mrn_on_worker(mrn_graph_run_here, &r);
+    mrn_unclaim(g);
     return r.status;
 }
+
+int merino_graph_run(merino_graph *g) { return mrn_run_begin(g) == 0 ? mrn_run_taken(g) : -1; }
+
+int merino__graph_run_quiet(merino_graph *g) {
+    bool was = mrn_error_quiet(true); /* the refusal only: the nodes' own calls print as usual */
+    int rc = mrn_run_begin(g);
+    mrn_error_quiet(was);
+    return rc == 0 ? mrn_run_taken(g) : -1;
+}
+
+int merino__graph_quiet(int quiet) { return mrn_error_quiet(quiet != 0); }
 
 void merino_graph_cancel(merino_graph *g) { merino_task_group_cancel(&g->group); }

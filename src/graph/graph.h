@@ -2,7 +2,8 @@
  * TBB scheduler model) and task groups, on the core's workers. Never included by users.
  *
  * Files and the direction of their calls (a file calls only files below it in this list):
- *   flow.c    dependency graphs: nodes, edges (cycles rejected as they are made), runs
+ *   flow.c    dependency graphs: nodes, edges, runs (flow.h: their structures)
+ *   order.c   a graph's topological order under construction: cycles refused as edges come
  *   group.c   task groups: run, wait, cancel, failures (the serial order of exceptions)
  *   task.c    the task-object API, running a task and its bypass chain, spawning, waiting, the
  *             work source the core's idle loop asks, and the core's steal hook (context frames)

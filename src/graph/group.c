@@ -127,8 +127,8 @@ static void mrn_wait_here(void *p) {
         mrn_execute(gw, w->root); /* depth first: the root at once, here */
     else if (gw && __atomic_load_n(&mrn_the_pool.count, __ATOMIC_RELAXED) > 1) /* relaxed: a bound */
         /* The group's tasks are for the others too: the task this wait runs first may be long,
-         * and a thief's request would only be seen after it (a group of three 50-ms tasks ran
-         * in 100 ms on a pool of 4: the one left private waited for the caller's). */
+         * and a thief's request would only be seen after it (a task left private waits for
+         * the one the caller runs first). */
         mrn_deque_publish(gw);
     w->status = mrn_group_wait_here(w->g);
     MRN_PROF_TOBJ_WAIT_END(prof, NULL);
@@ -147,6 +147,12 @@ int merino__group_wait_after(merino_task_group *g, merino_task *first) {
 }
 
 int merino__group_run_root(merino_task_group *g, merino_task *root) {
+    /* relaxed: ours if it is a root not yet run; anything else is reported, as far as it shows */
+    if (MRN_UNLIKELY(__atomic_load_n(&root->merino__state, __ATOMIC_RELAXED) != MRN_T_ALLOCATED ||
+                     root->merino__parent != NULL))
+        mrn_fatal("merino_task_spawn_root_and_wait of a task that is not a root ready to run (it ran "
+                  "already, was freed or spawned, or has a parent): allocate a root "
+                  "(merino_task_alloc_root) for each run");
     root->merino__parent = &g->merino__anchor;
     root->merino__group = g;
     root->merino__seq = __atomic_fetch_add(&g->merino__next_seq, 1, __ATOMIC_RELAXED); /* as alloc */

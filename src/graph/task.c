@@ -166,8 +166,8 @@ static merino_task *mrn_find_task(mrn_gworker *gw, int32_t depth) {
 /* The anchor of a chain run from the idle loop: its count is never 1, so the chain goes on with
  * our newest task of any depth until the deque is empty, in one frame (returning to the idle loop
  * after each task that made nothing ready would publish our private tasks and try the other
- * sources first, each time: a stolen subtree of continuations, whose leaves end that way, ran at
- * half the speed of one run under a wait). Never written. */
+ * sources first, each time: a stolen subtree of continuations, whose leaves end that way, would
+ * pay that at every leaf). Never written. */
 static merino_task mrn_idle_anchor = {.merino__refs = 2};
 merino_task mrn_no_chain = {.merino__refs = 1}; /* never written */
 
@@ -227,6 +227,16 @@ bool mrn_ctx_cancelled(const merino_task_group *g, uint64_t seq) {
     return false;
 }
 
+/* A count that reached zero (or a waiting task's one) while a child had not finished: seen when a
+ * child finds its parent's count already at zero or below, or running or waiting with a count of
+ * 2 while its last sibling is still queued here, private. */
+__attribute__((noreturn, cold, noinline)) static void mrn_count_too_low(void) {
+    mrn_fatal("a task's reference count reached zero (or, for a task waiting for its children, one) "
+              "before all its children finished: set a task's count to the number of its children, "
+              "plus one when it waits for them (merino_task_wait_for_all) or is recycled as its own "
+              "continuation");
+}
+
 __attribute__((noreturn, cold)) static void mrn_zero_while_running(void) {
     mrn_fatal("a task's reference count reached zero while the task was still running (or "
               "waiting): when a task waits for its children (merino_task_wait_for_all), or is "
@@ -264,7 +274,11 @@ static inline __attribute__((always_inline)) merino_task *mrn_release_ref(mrn_gw
     int32_t c = __atomic_load_n(&p->merino__refs, __ATOMIC_ACQUIRE);
     if (c == 1) {
         __atomic_store_n(&p->merino__refs, 0, __ATOMIC_RELAXED); /* relaxed: ours alone now */
-    } else if (c == 2 && mrn_other_ref_private(gw, p)) { /* (p is not waiting: it would count 3) */
+    } else if (c == 2 && mrn_other_ref_private(gw, p)) {
+        /* p has not started (a continuation): one waiting would count 3 (its wait's one), one
+         * recycled as its own continuation and still running 3 too (its extra one). relaxed: p's
+         * own stores of its state come before the spawn that made us */
+        if (MRN_UNLIKELY(__atomic_load_n(&p->merino__state, __ATOMIC_RELAXED) != MRN_T_ALLOCATED)) mrn_count_too_low();
         /* relaxed: the private child that drops the last reference runs here after this store, or
          * on a thief after the publish, whose release store of split comes after it: either way
          * the store (and our result before it) happens before that child's load */
@@ -287,7 +301,9 @@ static inline __attribute__((always_inline)) merino_task *mrn_release_ref(mrn_gw
             return NULL;
         }
         /* release: what this task wrote (its result) happens before the count is seen to drop */
-        if (__atomic_fetch_sub(&p->merino__refs, 1, MRN_DROP_ORDER) != 1) return NULL;
+        int32_t old = __atomic_fetch_sub(&p->merino__refs, 1, MRN_DROP_ORDER);
+        if (MRN_LIKELY(old > 1)) return NULL;
+        if (MRN_UNLIKELY(old != 1)) mrn_count_too_low(); /* p's count said done before we were */
 #ifndef MERINO__TSAN
         /* acquire: the writes of every child that decremented before us (one release sequence) */
         __atomic_thread_fence(__ATOMIC_ACQUIRE);
@@ -391,10 +407,19 @@ void mrn_execute_in(mrn_gworker *gw, merino_task *t, const merino_task *anchor, 
     mrn_frame_pop(gw);
 }
 
+/* A wait for a task whose count is below one: it would never end. */
+__attribute__((noreturn, cold, noinline)) static void mrn_wait_count_low(int32_t c) {
+    mrn_fatal("a wait for the children of a task whose reference count is %d: set the count to the "
+              "number of children plus one (for the wait) before spawning them",
+              (int)c);
+}
+
 void mrn_wait_loop(mrn_gworker *gw, merino_task *anchor, int32_t depth) {
     mrn_backoff b = {0};
+    int32_t c;
     /* acquire: pairs with the children's release decrements: their results */
-    while (__atomic_load_n(&anchor->merino__refs, __ATOMIC_ACQUIRE) != 1) {
+    while ((c = __atomic_load_n(&anchor->merino__refs, __ATOMIC_ACQUIRE)) != 1) {
+        if (MRN_UNLIKELY(c < 1)) mrn_wait_count_low(c);
         merino_task *t = mrn_find_task(gw, depth);
         if (t) {
             mrn_execute_in(gw, t, anchor, depth);
@@ -462,7 +487,14 @@ merino_task *merino_task_alloc_continuation(merino_task *self, merino_task_fn *f
     return c;
 }
 
-void merino_task_free(merino_task *t) { mrn_task_delete(mrn_gself(), t); }
+void merino_task_free(merino_task *t) {
+    /* relaxed: a spawned task's state may be written by the worker running it; a hint here */
+    if (MRN_UNLIKELY(__atomic_load_n(&t->merino__state, __ATOMIC_RELAXED) != MRN_T_ALLOCATED))
+        mrn_fatal("merino_task_free of a task that was spawned (queued, running or finished) or freed "
+                  "already: free only a task allocated and never spawned; merino frees the others when "
+                  "they have run");
+    mrn_task_delete(mrn_gself(), t);
+}
 
 void merino_task_set_destroy(merino_task *t, merino_task_destroy_fn *fn) {
     t->merino__destroy = fn;
@@ -473,7 +505,16 @@ void merino_task_set_destroy(merino_task *t, merino_task_destroy_fn *fn) {
 
 void merino_task_set_execute(merino_task *t, merino_task_fn *fn) { t->merino__execute = fn; }
 
-void merino_task_set_ref_count(merino_task *t, int count) { merino__task_set_ref_count(t, count); }
+void merino__task_bad_count(int count) {
+    mrn_fatal("merino_task_set_ref_count(t, %d): a count is the number of the task's children, plus one "
+              "when it waits for them or is recycled as its own continuation; never negative",
+              count);
+}
+
+void merino_task_set_ref_count(merino_task *t, int count) {
+    if (MRN_UNLIKELY(count < 0)) merino__task_bad_count(count);
+    merino__task_set_ref_count(t, count);
+}
 
 int merino_task_ref_count(const merino_task *t) {
     return __atomic_load_n(&t->merino__refs, __ATOMIC_RELAXED); /* relaxed: a snapshot */

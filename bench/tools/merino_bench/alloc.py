@@ -5,8 +5,9 @@ chosen by LD_PRELOAD: glibc (none), tbbmalloc (libtbbmalloc_proxy), tcmalloc (li
 jemalloc, mimalloc and merino (libmerino_malloc.so); at 1 and 2 threads and 4 (oversubscribed on a
 2-core machine). Rounds are interleaved — each round runs every (benchmark, threads, allocator) once,
 in a shuffled order — and the table shows medians over the rounds (at least 5): throughput in
-millions of operations per second (with the range), peak RSS, and RSS after the program freed
-everything. A run whose program fails its own verification, or exits non-zero, is reported as FAIL.
+millions of operations per second (with the range), peak RSS, and RSS 200 ms after the program
+freed everything, idle meanwhile (the results file also keeps it as read at once: rss_at_free_kb). A
+run whose program fails its own verification, or exits non-zero, is reported as FAIL.
 
   bench/run alloc [--build-dir build] [--rounds 5] [--scale 1] [--threads 1,2,4]
                   [--only larson-few,mts] [--allocators glibc,merino] [--extra NAME=LIB] [--quick]
@@ -48,7 +49,7 @@ from . import BENCH_DIR, allocplot, plots
 from .machine import machine_info
 
 LIBDIR = "/usr/lib/x86_64-linux-gnu"
-# (name, program, mode)
+# (name, program, mode[, thread counts it runs at: the single-threaded shapes only at 1])
 BENCHMARKS = [
     ("larson-few", "larson", "few"),
     ("larson-many", "larson", "many"),
@@ -61,6 +62,9 @@ BENCHMARKS = [
     ("glibc-thread", "glibc-thread", ""),
     ("mstress", "mstress", ""),
     ("rptest", "rptest", ""),
+    ("test-stress", "test-stress", ""),
+    ("malloc-large-random", "malloc-large", "random", (1,)),
+    ("malloc-large-fixed", "malloc-large", "fixed", (1,)),
 ]
 
 
@@ -139,7 +143,7 @@ def main(argv=None):
     build = os.path.abspath(a.build_dir)
     bindir = os.path.join(build, "bench", "alloc")
     threads = [int(t) for t in a.threads.split(",")]
-    benches = [b for b in BENCHMARKS if not a.only or b[0] in a.only.split(",")]
+    benches = [b[:3] + (b[3] if len(b) > 3 else None,) for b in BENCHMARKS if not a.only or b[0] in a.only.split(",")]
     allocs = []
     for name, lib, env in allocators(build, a.allocators.split(",") if a.allocators else [],
                                        a.extra.split(",") if a.extra else []):
@@ -147,7 +151,7 @@ def main(argv=None):
             print("skipping %s: %s not found" % (name, lib), file=sys.stderr)
             continue
         allocs.append((name, lib, env))
-    for _, prog, _ in benches:
+    for _, prog, _, _ in benches:
         if not os.path.exists(os.path.join(bindir, "alloc-" + prog)):
             sys.exit("bench/run alloc: %s/alloc-%s not built (cmake --build %s --target bench_alloc)"
                      % (bindir, prog, a.build_dir))
@@ -165,14 +169,14 @@ def main(argv=None):
                 threads=threads, allocators=[al[0] for al in allocs], benchmarks=[b[0] for b in benches])
     results = open(out, "w")
     results.write(json.dumps(meta) + "\n")
-    configs = [(b, t, al) for b in benches for t in threads for al in allocs]
+    configs = [(b, t, al) for b in benches for t in threads for al in allocs if not b[3] or t in b[3]]
     samples = {(b[0], t, al[0]): [] for b, t, al in configs}
     failures = {}
     rng = random.Random(a.seed)
     for r in range(a.rounds):
         order = configs[:]
         rng.shuffle(order)
-        for (bname, prog, mode), t, (aname, lib, env) in order:
+        for (bname, prog, mode, _), t, (aname, lib, env) in order:
             pp, pp_mean = pingpong(probe_exe) if probe_exe else (None, None)
             if pp is not None:
                 probes.append((pp, pp_mean))
@@ -185,14 +189,15 @@ def main(argv=None):
             else:
                 samples[(bname, t, aname)].append(res)
                 rec.update(mops=float(res["mops"]), seconds=float(res["seconds"]),
-                           peak_rss_kb=int(res["peak_rss_kb"]), rss_after_kb=int(res["rss_after_kb"]))
+                           peak_rss_kb=int(res["peak_rss_kb"]), rss_after_kb=int(res["rss_after_kb"]),
+                           rss_at_free_kb=int(res.get("rss_at_free_kb", res["rss_after_kb"])))
             results.write(json.dumps(rec) + "\n")
             results.flush()
         print("round %d/%d done" % (r + 1, a.rounds), file=sys.stderr)
 
-    head = ["benchmark", "threads", "allocator", "Mops/s", "(min..max)", "peak RSS MB", "RSS after MB"]
+    head = ["benchmark", "threads", "allocator", "Mops/s", "(min..max)", "peak RSS MB", "RSS after MB"]  # after: 200 ms past the last free
     rows = []
-    for (bname, _, _), t, (aname, _, _) in configs:
+    for (bname, _, _, _), t, (aname, _, _) in configs:
         key = (bname, t, aname)
         tlabel = "%d%s" % (t, " (oversub)" if t > ncpu else "")
         s = samples[key]
