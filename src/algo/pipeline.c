@@ -20,7 +20,7 @@
  * Memory orders: every shared field is under a lock (the tokens', or a gate's); an item's data,
  * written by a stage, reaches the next stage's thread through the gate's lock or the spawn of the
  * task that continues it. */
-#include "algo.h"
+#include "algo/algo.h"
 
 #include "merino_graph.h"
 

@@ -18,7 +18,7 @@
  *
  * Participants: the calling worker runs the first; between its chunks, when a thief asks for work
  * (the core's request), it spawns one more, up to the pool's size, and joins them at the end. */
-#include "algo.h"
+#include "algo/algo.h"
 
 #include <sched.h>
 

@@ -4,7 +4,7 @@
  * recursion costs a few stores per level and the top of the tree is shared out lazily. The same
  * algorithm as the C++ merino::parallel_sort (include/merino/internal/sort.hpp); here the
  * comparison is a call through cmp and the element moves come from sort_ops.c. */
-#include "algo.h"
+#include "algo/algo.h"
 
 /* ---- the recursion --------------------------------------------------------------------------------- */
 
