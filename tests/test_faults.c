@@ -5,6 +5,8 @@
  *
  *   exit_in_task        a task (taken by a thief) calls exit(3): the process exits 3, promptly
  *   abort_in_task       a task calls abort(): SIGABRT, promptly
+ *   exit_beside_run     a thread outside the pool calls exit(4) while main's MERINO_RUN is in
+ *                       flight (an OpenMP spare thread's fatal error): exits 4, promptly
  *   fork_main_restart   fork() from the main thread while workers run: the child starts merino
  *                       again and uses it
  *   fork_main_run       ... the child calls MERINO_RUN without merino_start: a default pool starts
@@ -84,6 +86,21 @@ MERINO_TASK_1(int, end_from_task, int, how) {
     while (check_now() < until) MERINO_CALL(fib, 18);
     MERINO_JOIN(ender); /* not stolen in 10 s: runs here, and ends the process all the same */
     return SURVIVED;
+}
+
+static int g_run_started; /* atomic: main's run is in flight */
+
+MERINO_TASK_0(int, busy_run) {
+    __atomic_store_n(&g_run_started, 1, __ATOMIC_RELEASE); /* release: nothing to publish; a flag */
+    double until = check_now() + 10;
+    while (check_now() < until) MERINO_CALL(fib, 18);
+    return SURVIVED;
+}
+
+static void *exit_when_run_starts(void *arg) {
+    (void)arg;
+    while (!__atomic_load_n(&g_run_started, __ATOMIC_ACQUIRE)) sched_yield(); /* acquire: the flag */
+    exit(4); /* the stop at exit must not wait for the run in flight */
 }
 
 /* ---- fork ------------------------------------------------------------------------------------------- */
@@ -351,6 +368,14 @@ static int run_child(const char *name) {
         fprintf(stderr, "the process survived (%d)\n", r);
         return SURVIVED;
     }
+    if (strcmp(name, "exit_beside_run") == 0) {
+        start_workers(2);
+        pthread_t t;
+        if (pthread_create(&t, NULL, exit_when_run_starts, NULL) != 0) return 2;
+        int r = MERINO_RUN(busy_run);
+        fprintf(stderr, "the process survived (%d)\n", r);
+        return SURVIVED;
+    }
     if (strcmp(name, "fork_main_restart") == 0) return fork_from_main(child_restart, 0, 0);
     if (strcmp(name, "fork_main_run") == 0) return fork_from_main(child_run, 0, 0);
     if (strcmp(name, "fork_task_stolen") == 0) {
@@ -457,6 +482,14 @@ int main(int argc, char **argv) {
         check_child c = run("exit_in_task", NULL, 20);
         CHECK_CHILD(c, c.exited && c.code == 3);
         report("exit_in_task", &c);
+        check_child_free(&c);
+    }
+    /* A thread outside the pool calls exit(4) during a run: exits 4, promptly (no stop at exit
+     * waiting for the run). */
+    {
+        check_child c = run("exit_beside_run", NULL, 20);
+        CHECK_CHILD(c, c.exited && c.code == 4);
+        report("exit_beside_run", &c);
         check_child_free(&c);
     }
     /* A task calls abort(): SIGABRT, promptly, no hang of the other threads. */

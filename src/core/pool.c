@@ -69,10 +69,15 @@ static void mrn_after_fork_in_child(void) {
     }
 }
 
-/* A pool nobody stopped is stopped at exit, unless exit was called from a task (the program ends
- * with its tasks running: nothing to wait for). */
+/* A pool nobody stopped is stopped at exit, unless exit was called from a task or while a run is in
+ * flight (say, from another thread outside the pool): the program ends with its tasks running, and
+ * merino_stop would wait for that run for ever. */
 static void mrn_stop_at_exit(void) {
     if (merino__self || !__atomic_load_n(&mrn_running, __ATOMIC_ACQUIRE)) return;
+    /* relaxed: a snapshot; a run that starts after it is one merino_stop waits for, as always */
+    if (__atomic_load_n(&mrn_the_pool.active, __ATOMIC_RELAXED) != 0 ||
+        __atomic_load_n(&mrn_slot_taken, __ATOMIC_RELAXED) != 0)
+        return;
     bool quiet = mrn_error_quiet(true);
     (void)merino_stop();
     mrn_error_quiet(quiet);
