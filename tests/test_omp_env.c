@@ -85,6 +85,7 @@ static void expect_ok(const char *child, const char *const *env) {
     check_child r = check_run_child(child, env, 60);
     CHECK_MSG(r.exited && r.code == 0, "%s failed:\n%s", child, r.err);
     CHECK_MSG(strstr(r.err, "merino:") == NULL, "%s printed an error:\n%s", child, r.err);
+    check_child_free(&r);
 }
 
 /* A malformed variable: one line naming it, and the program runs on with the default. */
@@ -101,6 +102,7 @@ static void expect_named(const char *var, const char *value) {
     int lines = 0;
     for (const char *p = r.err; *p; p++) lines += *p == '\n';
     CHECK_MSG(lines == 1, "%d lines on stderr:\n%s", lines, r.err);
+    check_child_free(&r);
 }
 
 int main(int argc, char **argv) {
@@ -152,6 +154,7 @@ int main(int argc, char **argv) {
     CHECK_STR_CONTAINS(r.err, "OPENMP DISPLAY ENVIRONMENT BEGIN");
     CHECK_STR_CONTAINS(r.err, "OMP_SCHEDULE = 'DYNAMIC,1'");
     CHECK_STR_CONTAINS(r.err, "OPENMP DISPLAY ENVIRONMENT END");
+    check_child_free(&r);
     printf("test_omp_env: ok\n");
     return 0;
 }

@@ -380,6 +380,7 @@ int main(int argc, char **argv) {
     const char *env[] = {"OMP_CANCELLATION=true", NULL};
     check_child r = check_run_child("cancellation", env, 60);
     CHECK_MSG(r.exited && r.code == 0, "the cancellation child failed:\n%s", r.err);
+    check_child_free(&r);
     printf("test_omp_tasks: ok\n");
     return 0;
 }

@@ -71,7 +71,7 @@ static inline void mo_spawn_direct(mo_task *cur, merino__task *t, void (*fn)(voi
     d->taskgroup = cur->taskgroup;
     if (MO_UNLIKELY(cpyfn != NULL))
         cpyfn(d->data, data);
-    else
+    else if (arg_size > 0) /* no data: data may be NULL, which memcpy may not take */
         memcpy(d->data, data, (size_t)arg_size);
     if (iters) memcpy(d->data, iters, sizeof *iters);
     cur->flags |= MO_T_ICV_SHARED;

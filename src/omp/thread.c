@@ -214,6 +214,10 @@ void mo_mailbox_busy(bool busy) {
     int w = merino_worker_index();
     if (w <= 0) return; /* the caller slot takes no roles */
     mo_mail *m = &mo_mailboxes[w];
+    /* relaxed: our own mailbox; a mark is set and cleared by this thread only. Marked: we run a
+     * role of a team and are thread 0 of a region nested in it; the mark keeps offers out, and
+     * stays until mo_poll clears it when the role is over. */
+    if (__atomic_load_n(&m->slot, __ATOMIC_RELAXED) & MO_MAIL_MARK) return;
     if (!busy) {
         __atomic_store_n(&m->slot, 0, __ATOMIC_RELEASE); /* release: pairs with the offers' CAS */
         return;
