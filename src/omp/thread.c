@@ -175,8 +175,9 @@ void mo_withdraw_offer(unsigned w, mo_role *r) {
     mo_mail *m = &mo_mailboxes[w];
     for (;;) {
         uintptr_t v = (uintptr_t)r;
-        /* relaxed: the role is ours (revoked); nothing is published with the empty mailbox */
-        if (__atomic_compare_exchange_n(&m->slot, &v, 0, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) return;
+        /* acquire (on failure; success may not be weaker): a mark cleared meanwhile was the
+         * worker's last look at r (its release store), which must precede the team's end */
+        if (__atomic_compare_exchange_n(&m->slot, &v, 0, false, __ATOMIC_ACQUIRE, __ATOMIC_ACQUIRE)) return;
         if (v != ((uintptr_t)r | MO_MAIL_MARK)) return; /* taken by something else already */
         mo_relax(); /* the worker is looking at r: a few instructions, then it clears the mark */
     }
@@ -249,7 +250,7 @@ static int mo_poll(void) {
     /* acq_rel: against the revoker's CAS: one of the two decides who runs the role */
     bool mine = __atomic_compare_exchange_n(&r->state, &offered, MO_ROLE_STARTED, false, __ATOMIC_ACQ_REL,
                                             __ATOMIC_ACQUIRE);
-    mo_team *t = r->team;
+    mo_team *t = mine ? r->team : NULL; /* a revoked role's team may end once the mark is gone */
     if (mine) {
         __atomic_fetch_sub(&t->roles_pending, 1, __ATOMIC_RELAXED); /* relaxed: a hint */
         mo_implicit_run(t, r->tnum);
