@@ -5,6 +5,8 @@
 
 #include "check.h"
 
+#include <merino.h>
+
 /* The worker counts every algorithm is checked at: one, the machine's two, an odd count, and more
  * workers than cores. */
 #define ALGO_WORKER_COUNTS 4
@@ -33,6 +35,26 @@ CHECK__UNUSED void algo_check_messages(const char *who, const char *const *names
         CHECK_EQ_INT(check_count_lines(c.err), 1);
         check_child_free(&c);
     }
+}
+
+/** The whole main of an algorithm test: runs the child `check_child_name` names (through `child`,
+ *  when given), else seeds the run and calls `setup(seed)` once, then `at_workers(w)` inside a pool
+ *  of each of algo_workers' sizes; prints "<test>: ok" at the end. */
+CHECK__UNUSED int algo_test_main(int argc, char **argv, const char *test, int (*child)(const char *),
+                                 void (*setup)(unsigned long long), void (*at_workers)(unsigned)) {
+    const char *name = child ? check_child_name(argc, argv) : NULL;
+    if (name) return child(name);
+    setup(algo_seed(test));
+    for (int w = 0; w < ALGO_WORKER_COUNTS; w++) {
+        merino_config cfg;
+        memset(&cfg, 0, sizeof cfg);
+        cfg.workers = algo_workers[w];
+        CHECK(merino_start(&cfg) == 0);
+        at_workers(algo_workers[w]);
+        merino_stop();
+    }
+    printf("%s: ok\n", test);
+    return 0;
 }
 
 #endif

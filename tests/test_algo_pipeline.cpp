@@ -238,19 +238,16 @@ void check_bad_input() {
 
 } // namespace
 
-int main() {
-    rng.seed(algo_seed("test_algo_pipeline"));
-    check_bad_input();
-    for (unsigned workers : algo_workers) {
-        merino_config cfg{};
-        cfg.workers = workers;
-        CHECK(merino_start(&cfg) == 0);
+int main(int argc, char **argv) {
+    auto setup = [](unsigned long long seed) {
+        rng.seed(seed);
+        check_bad_input();
+    };
+    auto at_workers = [](unsigned workers) {
         check_chains(workers);
         check_earliest(workers);
         check_small(workers);
         check_overlap(workers);
-        merino_stop();
-    }
-    std::puts("test_algo_pipeline: ok");
-    return 0;
+    };
+    return algo_test_main(argc, argv, "test_algo_pipeline", nullptr, setup, at_workers);
 }

@@ -245,22 +245,18 @@ static void check_bad_input(void) {
     algo_check_messages("merino_pipeline: ", names, says, 5);
 }
 
-int main(int argc, char **argv) {
-    const char *child = check_child_name(argc, argv);
-    if (child) return run_child(child);
-    unsigned long long seed = algo_seed("test_algo_pipeline_c");
+static void setup(unsigned long long seed) {
     rng_state = seed * 2 + 1;
     check_bad_input();
-    for (int w = 0; w < ALGO_WORKER_COUNTS; w++) {
-        unsigned workers = algo_workers[w];
-        merino_config cfg = {.workers = workers};
-        CHECK(merino_start(&cfg) == 0);
-        check_shapes(workers);
-        check_one_token(workers);
-        check_overlap(workers);
-        check_random(workers);
-        merino_stop();
-    }
-    puts("test_algo_pipeline_c: ok");
-    return 0;
+}
+
+static void at_workers(unsigned workers) {
+    check_shapes(workers);
+    check_one_token(workers);
+    check_overlap(workers);
+    check_random(workers);
+}
+
+int main(int argc, char **argv) {
+    return algo_test_main(argc, argv, "test_algo_pipeline_c", run_child, setup, at_workers);
 }

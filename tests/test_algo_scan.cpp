@@ -269,16 +269,13 @@ void check_places(unsigned workers) {
 
 } // namespace
 
-int main() {
-    unsigned long long seed = algo_seed("test_algo_scan");
-    rng.seed(seed);
-    for (unsigned workers : algo_workers) {
-        merino::runtime rt(workers);
+int main(int argc, char **argv) {
+    auto setup = [](unsigned long long seed) { rng.seed(seed); };
+    auto at_workers = [](unsigned workers) {
         check_arrays(workers);
         check_general(workers);
         check_throwing(workers);
         check_places(workers);
-    }
-    std::puts("test_algo_scan: ok");
-    return 0;
+    };
+    return algo_test_main(argc, argv, "test_algo_scan", nullptr, setup, at_workers);
 }

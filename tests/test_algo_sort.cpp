@@ -344,17 +344,16 @@ void check_places(unsigned workers) {
 
 } // namespace
 
-int main() {
-    unsigned long long seed = algo_seed("test_algo_sort");
-    rng.seed(seed);
-    check_adversary();
-    for (unsigned workers : algo_workers) {
-        merino::runtime rt(workers);
+int main(int argc, char **argv) {
+    auto setup = [](unsigned long long seed) {
+        rng.seed(seed);
+        check_adversary();
+    };
+    auto at_workers = [](unsigned workers) {
         check_shapes(workers);
         check_types(workers);
         check_throwing(workers);
         check_places(workers);
-    }
-    std::puts("test_algo_sort: ok");
-    return 0;
+    };
+    return algo_test_main(argc, argv, "test_algo_sort", nullptr, setup, at_workers);
 }

@@ -70,27 +70,29 @@ static void loop_body(void *arg) {
     GOMP_loop_end_nowait();
 }
 
+/* The legacy combined starts with a chunk argument, each with the schedule it must produce. */
+static const struct {
+    void (*start)(void (*)(void *), void *, unsigned, long, long, long, long);
+    enum lc_kind kind;
+    int chunk;
+    const char *what;
+} chunked_starts[] = {
+    {GOMP_parallel_loop_static_start, LC_STATIC_CHUNK, 5, "GOMP_parallel_loop_static_start, chunk 5"},
+    {GOMP_parallel_loop_dynamic_start, LC_DYNAMIC, 3, "GOMP_parallel_loop_dynamic_start, chunk 3"},
+    {GOMP_parallel_loop_guided_start, LC_GUIDED, 4, "GOMP_parallel_loop_guided_start, chunk 4"},
+};
+
 static void combined_starts(void) {
     unsigned team = (unsigned)ot_threads();
     struct loopdata d;
-    lc_reset(N);
-    d.next = 0;
-    GOMP_parallel_loop_static_start(loop_body, &d, team, 0, N, 1, 5);
-    loop_body(&d);
-    GOMP_parallel_end();
-    lc_verify("GOMP_parallel_loop_static_start, chunk 5", N, LC_STATIC_CHUNK, 5, (int)team, 1);
-    lc_reset(N);
-    d.next = 1;
-    GOMP_parallel_loop_dynamic_start(loop_body, &d, team, 0, N, 1, 3);
-    loop_body(&d);
-    GOMP_parallel_end();
-    lc_verify("GOMP_parallel_loop_dynamic_start, chunk 3", N, LC_DYNAMIC, 3, (int)team, 0);
-    lc_reset(N);
-    d.next = 2;
-    GOMP_parallel_loop_guided_start(loop_body, &d, team, 0, N, 1, 4);
-    loop_body(&d);
-    GOMP_parallel_end();
-    lc_verify("GOMP_parallel_loop_guided_start, chunk 4", N, LC_GUIDED, 4, (int)team, 0);
+    for (int k = 0; k < 3; k++) { /* d.next 0, 1, 2: the matching GOMP_loop_*_next */
+        lc_reset(N);
+        d.next = k;
+        chunked_starts[k].start(loop_body, &d, team, 0, N, 1, chunked_starts[k].chunk);
+        loop_body(&d);
+        GOMP_parallel_end();
+        lc_verify(chunked_starts[k].what, N, chunked_starts[k].kind, chunked_starts[k].chunk, (int)team, k == 0);
+    }
     omp_set_schedule(omp_sched_static, 2);
     lc_reset(N);
     d.next = 3;

@@ -11,9 +11,8 @@
  *             REQUEST (above every index) into it, a spawn below split is public, the owner serves
  *             a request at its next join that takes the exchange, and privatizes with a CAS on
  *             split after K public tasks inlined in a row.
- *   -DIMPL    the design in src/core (owner.c, thief.c, task_stack.h, since the public-mode change, this
- *             session, 2026-11-23): a spawn is private unless the owner is in public mode; a
- *             thief that finds no public task at bot asks by storing all ones into the owner's
+ *   -DIMPL    the design in src/core (owner.c, thief.c, task_stack.h): a spawn is private
+ *             unless the owner is in public mode; a thief that finds no public task at bot asks by storing all ones into the owner's
  *             `split` and 0 into its spawn `limit`; the owner's next spawn (t >= limit) or join
  *             (t < split) enters public mode: public_left = K, limit = 0, every private task
  *             below t is published; while in public mode every spawn takes the slow path and
