@@ -15,8 +15,10 @@
  * Files, each calling only those after it: api.c (calloc, realloc, usable size), malloc.c (the
  * fast paths, then the slow paths, aligned objects, a thread's start and exit), remote.c (frees by
  * other threads), heap.c (heaps: registry, settings, fork, statistics), block.c (blocks of a heap),
- * large.c (medium and large objects), chunks.c (the pool of free blocks), trim.c (what the pool
- * gives back to the OS), debug.c (debug builds' checks), os.c; and src/sys below them all.
+ * large.c (large objects), medium.c (medium ones), chunks.c (the pool of free blocks), decay.c (the
+ * decay thread), trim.c (what the pool gives back to the OS), mapcache.c (the cache of freed large
+ * mappings), schedule.c (when the decays are due), debug.c (debug builds' checks), os.c; and src/sys
+ * below them all.
  */
 #ifndef MERINO_ALLOC_INTERNAL_H
 #define MERINO_ALLOC_INTERNAL_H
@@ -262,7 +264,7 @@ MRN_HIDDEN mrn_block *mrn_run_cached(mrn_heap *h, unsigned k);
  * (for h's next block of any class, or medium object of one block), or given to the pool. */
 MRN_HIDDEN void mrn_run_keep(mrn_heap *h, mrn_block *b);
 
-/* ---- the decays' schedule, and the decay thread (decay.c) ------------------------------------------ */
+/* ---- the decays' schedule (schedule.c), and the decay thread (decay.c) ----------------------------- */
 
 /* When the next pass of each decay is due (mrn_clock_coarse_ms), MRN_NEVER when nothing is
  * pending: the pool's (trim.c) and the cache of large mappings' (mapcache.c). Each is written
@@ -278,6 +280,12 @@ MRN_HIDDEN extern mrn_decay_due mrn_decay;
  * decay thread, or asks for one (made at the next safe point). Called with no lock held. */
 MRN_HIDDEN void mrn_decay_sooner(void);
 MRN_HIDDEN extern _Atomic bool mrn_decay_wanted;
+/* The decay thread's state: none running, one running, or none ever (it could not be made, or a
+ * fork's child); and the bell it sleeps on, rung (incremented, and the thread woken) when a pass
+ * became due sooner than it sleeps for. */
+enum { MRN_DECAYER_NONE, MRN_DECAYER_RUNNING, MRN_DECAYER_NEVER };
+MRN_HIDDEN extern _Atomic int mrn_decayer;
+MRN_HIDDEN extern _Atomic uint32_t mrn_decay_bell;
 MRN_HIDDEN void mrn_decay_spawn(void);
 /* Where an allocation may nest (no allocator state half updated, no lock held): makes the decay
  * thread if one was asked for. */

@@ -15,12 +15,8 @@
 #include <pthread.h>
 #include <signal.h>
 
-enum { MRN_DECAYER_NONE, MRN_DECAYER_RUNNING, MRN_DECAYER_NEVER };
-static _Atomic int mrn_decayer;
-/* Rung (incremented, and the thread woken) when a pass became due sooner than the thread sleeps
- * for; the thread sleeps on it. */
-static _Atomic uint32_t mrn_decay_bell;
-_Atomic bool mrn_decay_wanted;
+/* The decays' schedule and the state of this thread, shared with the files that wake it, are in
+ * schedule.c. */
 
 /* The earliest pass due (MRN_NEVER: none). seq_cst: see mrn_decay_start. */
 static uint64_t mrn_decay_next(void) {
@@ -50,22 +46,6 @@ static void *mrn_decay_main(void *arg) {
             continue;
         }
         mrn_pool_tick();
-    }
-}
-
-void mrn_decay_sooner(void) {
-    /* The due just stored (under a lock, relaxed) before the thread's state is read: the store-load
-     * pair of mrn_decay_main's exit, the other way round; and a release fence for the bell below,
-     * so that the thread that reads the bell rung sees the due too. */
-    atomic_thread_fence(memory_order_seq_cst);
-    /* relaxed: the fence above orders it */
-    int state = atomic_load_explicit(&mrn_decayer, memory_order_relaxed);
-    if (state == MRN_DECAYER_RUNNING) {
-        atomic_fetch_add_explicit(&mrn_decay_bell, 1, memory_order_relaxed); /* relaxed: the fence orders it */
-        mrn_futex_wake((uint32_t *)&mrn_decay_bell, 1);
-    } else if (state == MRN_DECAYER_NONE) {
-        /* relaxed: a request; mrn_decay_spawn's CAS decides */
-        atomic_store_explicit(&mrn_decay_wanted, true, memory_order_relaxed);
     }
 }
 

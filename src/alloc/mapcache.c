@@ -43,8 +43,6 @@ static size_t mrn_mc_live;                 /* bytes of large mappings in use */
 static size_t mrn_mc_hw, mrn_mc_hw_prev;   /* the most in use during this window, the last one */
 static uint64_t mrn_mc_window;             /* when this window began */
 static uint64_t mrn_mc_used_ms;            /* the last large allocation or free */
-/* The decays' schedule (alloc.h): defined here, the lowest file that writes it. */
-mrn_decay_due mrn_decay = {MRN_NEVER, MRN_NEVER};
 
 static size_t mrn_mc_keep(void) { return mrn_pool_keep * MRN_BLOCK_SIZE; }
 

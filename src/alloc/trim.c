@@ -12,8 +12,6 @@
 
 mrn_cdesc *mrn_descs;
 uint32_t mrn_descs_free;
-size_t mrn_pool_keep = MRN_POOL_KEEP;
-uint64_t mrn_decay_ms = MRN_DECAY_MS;
 mrn_lock mrn_pool_lock = MRN_LOCK_INIT;
 uint32_t mrn_chunks_head, mrn_chunks_tail;
 size_t mrn_pool_warm, mrn_pool_cold, mrn_pool_mapped;
