@@ -85,9 +85,28 @@ typedef struct merino_for_opts {
      *  not yet begun are skipped and the loop returns as soon as the running ones have returned.
      *  Which indices ran is then unspecified (each at most once). Read with relaxed atomic loads:
      *  set it with __atomic_store_n(stop, 1, __ATOMIC_RELAXED) or a C11 atomic_int store. NULL:
-     *  the loop always runs to the end. (The C++ interface uses it to abandon a loop that threw.) */
+     *  the loop always runs to the end. */
     const int *stop;
+    /** Optional stop in serial order: the sub-ranges that begin at or after index *stop_at are
+     *  skipped, and those that begin before it still run (a search for the first match, or a body
+     *  that failed, as docs/guarantees.md "Failures in serial order" describes). Lower it with
+     *  merino_for_stop_at (an atomic minimum, from any thread); it starts at any value at or past
+     *  the end (INT64_MAX, say). For merino_for_step it counts iterations (0 is the first). NULL:
+     *  no such stop. (The C++ loops use it to cancel the iterations after a throw.) */
+    const int64_t *stop_at;
+    /** At most this many workers run the loop's iterations at a time (the caller's included); the
+     *  rest of the pool serves other work. 0: no limit (the pool's workers). Must be >= 0. */
+    int max_workers;
 } merino_for_opts;
+
+/** Lowers *stop_at to index when it is above it (a relaxed atomic minimum: the stop only decides
+ *  what is skipped; the bodies' writes reach the caller through the loop's return). */
+static inline void merino_for_stop_at(int64_t *stop_at, int64_t index) {
+    int64_t cur = __atomic_load_n(stop_at, __ATOMIC_RELAXED); /* relaxed: see above */
+    while (index < cur &&
+           !__atomic_compare_exchange_n(stop_at, &cur, index, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+    }
+}
 
 /** The most leaves a deterministic loop cuts its range into. */
 #define MERINO_LEAVES 1024
@@ -101,6 +120,19 @@ typedef void merino_for_fn(int64_t lo, int64_t hi, void *ctx);
  *  MERINO_SCHEDULE stops the program with a message naming it and the accepted values. */
 MERINO_API void merino_for(int64_t begin, int64_t end, merino_for_fn *body, void *ctx,
                            const merino_for_opts *opts);
+
+/** The body of a stepped loop: runs the count (>= 1) indices first, first + step, ...,
+ *  first + (count - 1) * step, with the ctx given to merino_for_step. Every one of them is in the
+ *  loop's range, so `first + k * step` for k < count never overflows. */
+typedef void merino_for_step_fn(int64_t first, int64_t count, int64_t step, void *ctx);
+
+/** The loop `for (i = begin; i < end; i += step)` (step > 0), or `for (i = begin; i > end;
+ *  i += step)` (step < 0), run as merino_for runs [begin, end): body gets runs of consecutive
+ *  iterations, every iteration exactly once. Any bounds and steps, INT64_MIN .. INT64_MAX: no
+ *  index past the range is ever computed. opts as merino_for's (stop_at counts iterations). A
+ *  step of 0 stops the program with a message. */
+MERINO_API void merino_for_step(int64_t begin, int64_t end, int64_t step, merino_for_step_fn *body, void *ctx,
+                                const merino_for_opts *opts);
 
 /* ---- reductions ---------------------------------------------------------------------------------- */
 

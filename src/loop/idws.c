@@ -421,12 +421,13 @@ static bool mrn_idws_find(const mrn_loop *L, mrn_idws_rec *me, uint64_t *lo, uin
             uint64_t left = mrn_idws_left(r);
             /* relaxed: a snapshot to choose from; the victim's thread is read after the acquire below */
             if (r != me && left >= 2 * me->min && left > best_left &&
-                __atomic_load_n(&r->state, __ATOMIC_RELAXED) != MRN_IDWS_IDLE) {
+                __atomic_load_n(&r->state, __ATOMIC_RELAXED) != MRN_IDWS_IDLE &&
+                !mrn_loop_cut(L, __atomic_load_n(&r->claimed, __ATOMIC_RELAXED))) { /* past a stop: nothing to run */
                 best = r;
                 best_left = left;
             }
         }
-        if (best == NULL || mrn_loop_cut(L)) return false;
+        if (best == NULL) return false;
         /* acquire: a RUNNING state publishes the thread to signal (mrn_idws_ask) */
         if (__atomic_load_n(&best->state, __ATOMIC_ACQUIRE) == MRN_IDWS_PENDING) {
             mrn_idws_lock(best); /* nobody runs it yet: take the half directly */
@@ -457,7 +458,7 @@ void mrn_idws_share(mrn_loop *L, unsigned p, void *acc) {
             /* relaxed: a peek at the request; mrn_idws_donate decides under the lock */
             if (poll && __atomic_load_n(&me->req, __ATOMIC_RELAXED)) mrn_idws_donate(me);
             uint64_t hi = mrn_idws_claim(me, at, chunk);
-            if (hi <= at || mrn_loop_cut(L)) break;
+            if (hi <= at || mrn_loop_cut(L, at)) break;
             mrn_loop_units(L, at, hi, acc);
             MRN_IDWS_STEP(MRN_IDWS_STEP_CHUNK_DONE, me);
             at = hi;

@@ -56,6 +56,12 @@ typedef struct mrn_loop {
     merino_schedule schedule; /* resolved: never DEFAULT or AUTO */
     uint64_t chunk;           /* as given (0: the schedule's default), resolved in mrn_loop_exec */
     const int *stop;          /* merino_for_opts.stop, or NULL */
+    const int64_t *stop_at;   /* merino_for_opts.stop_at, or NULL */
+    int64_t origin;           /* the index *stop_at is counted from: begin (merino_for_step: 0) */
+    bool watch;               /* stop or stop_at given: the schedules check them (out of line) */
+    unsigned max_workers;     /* merino_for_opts.max_workers (0: no limit) */
+    unsigned busy;            /* atomic: adaptive under max_workers: workers in the loop, with the
+                                 halves given away and not yet begun */
 
     /* Deterministic: the schedule runs over `units` leaves, not over the n indices. */
     uint64_t leaves;        /* 0: not deterministic; else the leaf count, units = leaves */
@@ -75,15 +81,22 @@ typedef struct mrn_loop {
     struct mrn_idws_rec *idws;                     /* idws: one per participant */
 } mrn_loop;
 
-/* Whether the loop was asked to stop early (merino_for_opts.stop). */
-static inline bool mrn_loop_stopped(const mrn_loop *L) {
-    /* relaxed: a request to skip what has not begun; no data rides on it */
-    return MRN_UNLIKELY(L->stop != NULL) && __atomic_load_n(L->stop, __ATOMIC_RELAXED) != 0;
+/* Whether the sub-ranges that begin at offset a (and, the stops only ever growing, every later one)
+ * are to be skipped: merino_for_opts.stop is set, or a is at or past *stop_at. Out of line: loops
+ * without a stop pay one test of L->watch per sub-range, as for the stop flag alone. */
+bool mrn_loop_past_slow(const mrn_loop *L, uint64_t a);
+static inline bool mrn_loop_past(const mrn_loop *L, uint64_t a) {
+    return MRN_UNLIKELY(L->watch) && mrn_loop_past_slow(L, a);
 }
 
-/* Whether a schedule may leave its loop early: asked to stop, and no leaves whose partials must all
- * be made (deterministic loops visit every leaf, and mrn_loop_units skips the bodies). */
-static inline bool mrn_loop_cut(const mrn_loop *L) { return L->leaves == 0 && mrn_loop_stopped(L); }
+/* The offset of the first index of unit u (an index, or a deterministic leaf's first). */
+static inline uint64_t mrn_unit_offset(const mrn_loop *L, uint64_t u) {
+    return L->leaves ? (uint64_t)((unsigned __int128)L->n * u / L->leaves) : u;
+}
+
+/* Whether a schedule may leave the units from u on: they are past a stop, and no leaves' partials
+ * must all be made (deterministic loops visit every leaf, and mrn_loop_units skips the bodies). */
+static inline bool mrn_loop_cut(const mrn_loop *L, uint64_t u) { return L->leaves == 0 && mrn_loop_past(L, u); }
 
 /* Runs the units [a, b) (a < b): indices, or whole leaves, each into its own partial. acc is the
  * partial to fold into when L->fold, else NULL. Once the loop is asked to stop it runs no body
@@ -141,6 +154,10 @@ static inline bool mrn_loop_wanted(void) {
  * for a loop shared by `workers` participants, its units, chunk and participants. */
 void mrn_loop_setup(mrn_loop *L, int64_t begin, int64_t end, const merino_for_opts *opts, const char *fn);
 void mrn_loop_prepare(mrn_loop *L, unsigned workers);
+/* run.c: a participant count limited by opts.max_workers. */
+static inline unsigned mrn_loop_limit(const mrn_loop *L, unsigned workers) {
+    return L->max_workers && L->max_workers < workers ? L->max_workers : workers;
+}
 /* adaptive.c: the units [a, b) with lazy splitting, folded into acc. */
 void mrn_loop_adaptive(mrn_loop *L, uint64_t a, uint64_t b, void *acc);
 /* shares.c: the units with one share per participant (L->parts), folded into acc; or its parts:

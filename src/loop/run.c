@@ -26,13 +26,14 @@ void mrn_loop_prepare(mrn_loop *L, unsigned workers) {
     }
     L->fold = L->r != NULL && L->leaves == 0;
     L->partial_words = L->fold ? (L->r->size + sizeof(max_align_t) - 1) / sizeof(max_align_t) : 1;
+    workers = mrn_loop_limit(L, workers);
     L->parts = workers < L->units ? workers : (unsigned)L->units;
     if (L->parts == 0) L->parts = 1; /* no worker to share with (none running): one share, here */
 }
 
 /* Runs the loop on the calling worker; acc is the result's partial (reductions) or NULL. */
 static void mrn_loop_exec(mrn_loop *L, void *acc) {
-    unsigned workers = merino_workers(); /* the pool this run is on, even while it stops */
+    unsigned workers = mrn_loop_limit(L, merino_workers()); /* the pool this run is on, even while it stops */
     /* nothing to share: one call, as the serial loop (the profiled build keeps its chunks) */
     if (L->leaves == 0 && workers <= 1 && MRN_PROF_LOOP_ONE_CALL) {
         mrn_loop_units(L, 0, L->n, acc);
@@ -81,7 +82,15 @@ void mrn_loop_setup(mrn_loop *L, int64_t begin, int64_t end, const merino_for_op
                   fn, (int)o.schedule);
     L->schedule = o.schedule == MERINO_SCHEDULE_AUTO ? MERINO_SCHEDULE_ADAPTIVE : o.schedule;
     L->chunk = (uint64_t)o.chunk;
+    if (o.max_workers < 0)
+        mrn_fatal("%s: merino_for_opts.max_workers = %d is negative: give the most workers the loop may "
+                  "use, or 0 for no limit",
+                  fn, o.max_workers);
     L->stop = o.stop;
+    L->stop_at = o.stop_at;
+    L->origin = begin;
+    L->watch = o.stop != NULL || o.stop_at != NULL;
+    L->max_workers = (unsigned)o.max_workers;
     if (o.deterministic) L->leaves = L->n < MERINO_LEAVES ? L->n : MERINO_LEAVES;
 }
 
@@ -122,6 +131,48 @@ void merino_reduce(int64_t begin, int64_t end, void *result, const merino_reduce
     }
     MERINO_RUN(mrn_loop_root, &L, result);
     mrn_mem_free(L.partials);
+}
+
+/* ---- stepped loops --------------------------------------------------------------------------------
+ * Iteration k of the loop is index begin + k * step; the iterations run as the indices
+ * INT64_MIN + [0, count) of a plain loop (count < 2^64), so that no index past the range is ever
+ * computed and the whole int64_t range fits. */
+
+typedef struct mrn_step_ctx {
+    int64_t begin, step;
+    merino_for_step_fn *body;
+    void *ctx;
+} mrn_step_ctx;
+
+static void mrn_step_body(int64_t lo, int64_t hi, void *c) {
+    const mrn_step_ctx *s = c;
+    uint64_t k = (uint64_t)lo - (uint64_t)INT64_MIN, count = (uint64_t)hi - (uint64_t)lo;
+    while (count) { /* in calls of at most INT64_MAX iterations (one call at one worker may hold 2^64 - 1) */
+        uint64_t m = count > (uint64_t)INT64_MAX ? (uint64_t)INT64_MAX : count;
+        /* unsigned: wraps to the right index, which lies in the range */
+        s->body((int64_t)((uint64_t)s->begin + k * (uint64_t)s->step), (int64_t)m, s->step, s->ctx);
+        k += m, count -= m;
+    }
+}
+
+void merino_for_step(int64_t begin, int64_t end, int64_t step, merino_for_step_fn *body, void *ctx,
+                     const merino_for_opts *opts) {
+    if (body == NULL) mrn_fatal("merino_for_step: the body is NULL: pass the function to run on each run of iterations");
+    if (step == 0)
+        mrn_fatal("merino_for_step: the step is 0: give a positive step (begin < end) or a negative one "
+                  "(begin > end)");
+    uint64_t span = step > 0 ? (end > begin ? (uint64_t)end - (uint64_t)begin : 0)
+                             : (begin > end ? (uint64_t)begin - (uint64_t)end : 0);
+    uint64_t stride = step > 0 ? (uint64_t)step : 0 - (uint64_t)step; /* |INT64_MIN| too */
+    uint64_t count = span ? (span - 1) / stride + 1 : 0;
+    mrn_step_ctx s = {begin, step, body, ctx};
+    mrn_loop L;
+    mrn_loop_setup(&L, INT64_MIN, (int64_t)((uint64_t)INT64_MIN + count), opts, "merino_for_step");
+    L.origin = 0; /* stop_at counts iterations */
+    L.body = mrn_step_body;
+    L.ctx = &s;
+    if (L.n == 0) return;
+    MERINO_RUN(mrn_loop_root, &L, NULL);
 }
 
 /* ---- sums ----------------------------------------------------------------------------------------- */

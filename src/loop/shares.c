@@ -26,7 +26,7 @@ static void mrn_share_static(const mrn_loop *L, unsigned p, void *acc) {
         return;
     }
     unsigned __int128 step = (unsigned __int128)k * L->parts; /* 128 bits: no overflow near 2^64 */
-    for (unsigned __int128 a = (unsigned __int128)k * p; a < n && !mrn_loop_cut(L); a += step) {
+    for (unsigned __int128 a = (unsigned __int128)k * p; a < n && !mrn_loop_cut(L, (uint64_t)a); a += step) {
         uint64_t b = a + k < n ? (uint64_t)(a + k) : n;
         mrn_loop_units(L, (uint64_t)a, b, acc);
     }
@@ -61,7 +61,8 @@ static bool mrn_claim(mrn_loop *L, bool guided, uint64_t want, uint64_t *a, uint
 
 static void mrn_share_counter(mrn_loop *L, bool guided, void *acc) {
     uint64_t a, b;
-    while (!mrn_loop_cut(L) && mrn_claim(L, guided, L->chunk, &a, &b)) mrn_loop_units(L, a, b, acc);
+    /* units are claimed in increasing order: once one is past a stop, so are all later ones */
+    while (mrn_claim(L, guided, L->chunk, &a, &b) && !mrn_loop_cut(L, a)) mrn_loop_units(L, a, b, acc);
 }
 
 /* ---- steal ---------------------------------------------------------------------------------------- */
@@ -80,7 +81,8 @@ static bool mrn_steal_half(mrn_loop *L, unsigned p) {
         for (unsigned q = 0; q < L->parts; q++) {
             /* relaxed: a snapshot to choose from; the CAS below decides */
             uint64_t r = __atomic_load_n(&L->slots[q].range, __ATOMIC_RELAXED);
-            if (q != p && mrn_hi(r) > mrn_lo(r) && mrn_hi(r) - mrn_lo(r) > best_left) {
+            if (q != p && mrn_hi(r) > mrn_lo(r) && mrn_hi(r) - mrn_lo(r) > best_left &&
+                !mrn_loop_cut(L, mrn_lo(r) * L->unit_scale)) { /* past a stop: nothing to run there */
                 best = q;
                 best_r = r;
                 best_left = mrn_hi(r) - mrn_lo(r);
@@ -104,7 +106,7 @@ static void mrn_share_steal(mrn_loop *L, unsigned p, void *acc) {
     do {
         /* relaxed: our own slot; thieves change it only by CAS, which makes ours fail */
         uint64_t r = __atomic_load_n(mine, __ATOMIC_RELAXED);
-        while (mrn_lo(r) < mrn_hi(r) && !mrn_loop_cut(L)) {
+        while (mrn_lo(r) < mrn_hi(r) && !mrn_loop_cut(L, mrn_lo(r) * u)) {
             uint64_t c = mrn_lo(r);
             /* relaxed: takes chunk c from our front; no data rides on it */
             if (!__atomic_compare_exchange_n(mine, &r, mrn_pack(c + 1, mrn_hi(r)), true,
@@ -114,7 +116,7 @@ static void mrn_share_steal(mrn_loop *L, unsigned p, void *acc) {
             mrn_loop_units(L, a, b, acc);
             r = mrn_pack(c + 1, mrn_hi(r)); /* a guess; the next CAS checks it */
         }
-    } while (!mrn_loop_cut(L) && mrn_steal_half(L, p));
+    } while (mrn_steal_half(L, p));
 }
 
 /* Sets up the slots: chunks of L->chunk units (default: a share / MRN_STEAL_CHUNKS_PER_SHARE),

@@ -20,7 +20,7 @@ void mrn_loop_units(const mrn_loop *L, uint64_t a, uint64_t b, void *acc) {
         mrn_loop_leaves(L, a, b);
         return;
     }
-    if (mrn_loop_stopped(L)) return;
+    if (mrn_loop_past(L, a)) return;
     MRN_PROF_CHUNK_BEGIN(prof);
     if (L->r)
         L->r->body(mrn_index(L, a), mrn_index(L, b), acc, L->ctx);
@@ -38,7 +38,7 @@ static void mrn_loop_leaves(const mrn_loop *L, uint64_t a, uint64_t b) {
     uint64_t lo = narrow ? n * a / m : mrn_leaf_start(n, m, a);
     for (uint64_t j = a; j < b; j++) {
         uint64_t hi = narrow ? n * (j + 1) / m : mrn_leaf_start(n, m, j + 1);
-        bool stopped = mrn_loop_stopped(L);
+        bool stopped = mrn_loop_past(L, j);
         MRN_PROF_CHUNK_BEGIN(prof);
         if (L->r) {
             void *p = L->partials + j * L->stride;
@@ -50,4 +50,12 @@ static void mrn_loop_leaves(const mrn_loop *L, uint64_t a, uint64_t b) {
         MRN_PROF_CHUNK_END(prof);
         lo = hi;
     }
+}
+
+bool mrn_loop_past_slow(const mrn_loop *L, uint64_t u) {
+    /* relaxed: requests to skip what has not begun; no data rides on them */
+    if (L->stop != NULL && __atomic_load_n(L->stop, __ATOMIC_RELAXED) != 0) return true;
+    if (L->stop_at == NULL) return false;
+    int64_t s = __atomic_load_n(L->stop_at, __ATOMIC_RELAXED);
+    return s <= L->origin || mrn_unit_offset(L, u) >= (uint64_t)s - (uint64_t)L->origin;
 }
