@@ -64,8 +64,9 @@
 /* A role offered to its home (the pool thread that played it in the encountering thread's last
  * region: threadprivate data persists only there) is revoked only when that worker has run other
  * work for MO_ROLE_PATIENCE_NS of CPU time since the role's patience ran out (it is busy: a
- * descheduled worker uses none and will come), or after this long in any case (a worker blocked
- * in other work, such as a system call, must not hold the region for ever). */
+ * descheduled worker uses none and will come), or when it has waited this long and the worker
+ * is not runnable (blocked in other work, such as a system call: it must not hold the region for
+ * ever; a runnable worker on a loaded machine may wait for a CPU that long, and is waited for). */
 #define MO_ROLE_PATIENCE_HOME_NS (200 * 1000000ull)
 /* A worker whose idle loop polled the layer within this long counts as idle when a region is
  * sized from the idle workers (a region entered from merino work, or dyn-var true). */
@@ -320,6 +321,9 @@ void mo_give_to_spare(mo_role *r);
 bool mo_give_to_spare_if_free(mo_role *r, mo_spare *s);
 /* Worker w's CPU time in ns + 1, or 0 when it is not known (its idle loop never polled). */
 uint64_t mo_worker_cpu_ns(unsigned w);
+/* Whether worker w is runnable (running, or waiting for a CPU) rather than blocked; true when it
+ * is not known. Reads /proc: for waits that are long already. */
+bool mo_worker_runnable(unsigned w);
 /* The calling thread's homes for roles 1..n-1 of its top-level regions (n entries, zeroed when
  * new), kept with its OpenMP state. */
 mo_home *mo_thread_homes(unsigned n);

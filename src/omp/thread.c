@@ -177,6 +177,7 @@ typedef struct mo_mail {
     uint64_t dozed;                   /* atomic: when its idle loop last got ready to sleep (ns) */
     uint32_t polls;                   /* the owner's: polls since the last heartbeat */
     int32_t cpu_clock;                /* atomic: the worker's CPU-time clock (0: not known yet) */
+    int32_t tid;                      /* atomic: the worker's thread id (0: not known yet) */
 } mo_mail;
 
 static mo_mail mo_mailboxes[MERINO_MAX_WORKERS];
@@ -223,8 +224,21 @@ uint64_t mo_worker_cpu_ns(unsigned w) {
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec + 1;
 }
 
-/* The calling worker's CPU-time clock in its mailbox, once per thread (a restarted pool's
- * threads are new threads). */
+bool mo_worker_runnable(unsigned w) {
+    int32_t tid = __atomic_load_n(&mo_mailboxes[w].tid, __ATOMIC_RELAXED); /* relaxed: a hint */
+    char path[64], stat[512];
+    snprintf(path, sizeof path, "/proc/self/task/%d/stat", (int)tid);
+    FILE *f = tid ? fopen(path, "r") : NULL;
+    if (!f) return tid == 0; /* not known yet: runnable; gone: not */
+    size_t n = fread(stat, 1, sizeof stat - 1, f);
+    fclose(f);
+    stat[n] = '\0';
+    const char *state = strrchr(stat, ')'); /* "tid (name) S ...": the name may hold anything */
+    return state == NULL || state[1] == '\0' || state[2] == 'R';
+}
+
+/* The calling worker's CPU-time clock and thread id in its mailbox, once per thread (a restarted
+ * pool's threads are new threads). */
 static __attribute__((noinline, cold)) void mo_publish_cpu_clock(mo_mail *m) {
     static __thread bool published;
     if (published) return;
@@ -232,6 +246,7 @@ static __attribute__((noinline, cold)) void mo_publish_cpu_clock(mo_mail *m) {
     clockid_t c;
     if (pthread_getcpuclockid(pthread_self(), &c) == 0)
         __atomic_store_n(&m->cpu_clock, (int32_t)c, __ATOMIC_RELAXED); /* relaxed: a hint */
+    __atomic_store_n(&m->tid, (int32_t)syscall(SYS_gettid), __ATOMIC_RELAXED); /* relaxed: a hint */
 }
 
 void mo_wake_workers(void) { merino__help_wake(); }

@@ -14,10 +14,10 @@
 /* Whether a role offered to its home worker w, past the usual patience, goes elsewhere after all:
  * w has run other work for MO_ROLE_PATIENCE_NS of CPU time since then (it is busy; a worker that
  * lost its CPU uses none and comes when it gets one back), or the role waited
- * MO_ROLE_PATIENCE_HOME_NS (w blocked in other work). Any waiter may ask: the CPU time at the
- * first question is kept in the role (relaxed: hints, the revoking CAS decides). */
+ * MO_ROLE_PATIENCE_HOME_NS and w is blocked (in other work). Any waiter may ask: the CPU time at
+ * the first question is kept in the role (relaxed: hints, the revoking CAS decides). */
 static bool mo_home_given_up(mo_role *r, unsigned w, uint64_t waited) {
-    if (waited >= MO_ROLE_PATIENCE_HOME_NS) return true;
+    if (waited >= MO_ROLE_PATIENCE_HOME_NS && !mo_worker_runnable(w)) return true;
     uint64_t cpu = mo_worker_cpu_ns(w);
     if (cpu == 0) return false; /* not known: only the time limit */
     uint64_t base = __atomic_load_n(&r->cpu_base, __ATOMIC_RELAXED);
