@@ -61,6 +61,13 @@
  * (threadprivate data persists) unless it really is busy. */
 #define MO_ROLE_PATIENCE_NS (2 * 1000000ull)
 #define MO_ROLE_PATIENCE_ASLEEP_NS (200 * 1000000ull)
+/* A role offered to its home (the pool thread that played it in the encountering thread's last
+ * region: threadprivate data persists only there) is revoked only when that worker has run other
+ * work for MO_ROLE_PATIENCE_NS of CPU time since the role's patience ran out (it is busy: a
+ * descheduled worker uses none and will come), or when it has waited this long and the worker
+ * is not runnable (blocked in other work, such as a system call: it must not hold the region for
+ * ever; a runnable worker on a loaded machine may wait for a CPU that long, and is waited for). */
+#define MO_ROLE_PATIENCE_HOME_NS (200 * 1000000ull)
 /* A worker whose idle loop polled the layer within this long counts as idle when a region is
  * sized from the idle workers (a region entered from merino work, or dyn-var true). */
 #define MO_IDLE_FRESH_NS (50 * 1000ull)
@@ -176,13 +183,25 @@ typedef struct mo_iters {
 /* Thread k (1..N-1) of a team. state: OFFERED (in a worker's mailbox), STARTED, SPARE (given to
  * a spare thread), REVOKED (its worker cannot take it now: give it to a spare at once). */
 enum { MO_ROLE_OFFERED = 1, MO_ROLE_STARTED, MO_ROLE_SPARE, MO_ROLE_REVOKED };
+typedef struct mo_spare mo_spare;
 typedef struct mo_role {
     mo_team *team;
     uint32_t tnum;
     uint32_t state;           /* atomic: MO_ROLE_* */
     int32_t worker;           /* the worker it was offered to, or -1 */
+    uint32_t home;            /* atomic: offered to its home worker (MO_ROLE_PATIENCE_HOME_NS) */
     uint64_t offered_ns;
+    uint64_t cpu_base;        /* atomic: its worker's CPU time when the patience ran out, +1 (0: not yet) */
+    mo_spare *spare;          /* the spare that played it (set before the spare starts) */
 } __attribute__((aligned(MO_LINE))) mo_role;
+
+/* Where thread k of an encountering thread's top-level regions ran last: a pool thread (worker
+ * > 0) or a spare; neither: no region yet. The next region offers thread k there first and waits
+ * for it (team.c), as threadprivate persistence needs. */
+typedef struct mo_home {
+    int32_t worker;
+    mo_spare *spare;
+} mo_home;
 
 /* A work-share slot (work.c): the state of one worksharing construct, shared by the team. */
 typedef struct mo_ws {
@@ -298,6 +317,16 @@ void mo_mailbox_busy(bool busy);
 void mo_wake_workers(void);
 /* Gives role r to a spare thread (one of the layer's own, started if none is free). */
 void mo_give_to_spare(mo_role *r);
+/* Gives role r to spare s if s is free: true if it did. */
+bool mo_give_to_spare_if_free(mo_role *r, mo_spare *s);
+/* Worker w's CPU time in ns + 1, or 0 when it is not known (its idle loop never polled). */
+uint64_t mo_worker_cpu_ns(unsigned w);
+/* Whether worker w is runnable (running, or waiting for a CPU) rather than blocked; true when it
+ * is not known. Reads /proc: for waits that are long already. */
+bool mo_worker_runnable(unsigned w);
+/* The calling thread's homes for roles 1..n-1 of its top-level regions (n entries, zeroed when
+ * new), kept with its OpenMP state. */
+mo_home *mo_thread_homes(unsigned n);
 /* A small unique number for the calling thread (worker index, else W + a counter). */
 unsigned mo_thread_id(void);
 
@@ -504,14 +533,6 @@ void mo_ordered_start(mo_implicit *imp);
 
 void mo_reduction_register(uintptr_t *data, uintptr_t *old, uintptr_t *orig, unsigned slots);
 unsigned mo_reduction_slots(mo_team *team);
-
-/* ---- the ABI entry points the layer also calls itself --------------------------------------------- */
-
-void GOMP_barrier(void);
-void GOMP_taskwait(void);
-void GOMP_taskgroup_start(void);
-void GOMP_taskgroup_end(void);
-void GOMP_taskgroup_reduction_register(uintptr_t *data);
 
 /* ---- the ABI entry points the layer also calls itself --------------------------------------------- */
 

@@ -69,14 +69,16 @@ static unsigned mo_idle_workers(unsigned want, unsigned char *pick, unsigned w_c
     return got;
 }
 
-/* Offers role r to pool thread w. The role is OFFERED (with its time) before the offer publishes
- * it, since the worker starts it by a CAS from OFFERED; an offer that fails (the mailbox was
- * taken) takes it back with a CAS, unless a waiter of the team revoked it meanwhile (then the
- * waiter gives it to a spare: true, it is placed). */
-static bool mo_offer_role(mo_team *t, mo_role *r, unsigned w, uint64_t now) {
+/* Offers role r to pool thread w (its home: waited for longer, wait.c). The role is OFFERED (with
+ * its time) before the offer publishes it, since the worker starts it by a CAS from OFFERED; an
+ * offer that fails (the mailbox was taken) takes it back with a CAS, unless a waiter of the team
+ * revoked it meanwhile (then the waiter gives it to a spare: true, it is placed). */
+static bool mo_offer_role(mo_team *t, mo_role *r, unsigned w, uint64_t now, bool home) {
     /* relaxed: all published by the offer's release CAS, or read by waiters as hints (the CAS on
      * state decides) */
     __atomic_store_n(&r->offered_ns, now, __ATOMIC_RELAXED);
+    __atomic_store_n(&r->home, home, __ATOMIC_RELAXED);
+    __atomic_store_n(&r->cpu_base, 0, __ATOMIC_RELAXED);
     __atomic_store_n(&r->worker, (int32_t)w, __ATOMIC_RELAXED);
     __atomic_fetch_add(&t->roles_pending, 1, __ATOMIC_RELAXED);
     __atomic_store_n(&r->state, MO_ROLE_OFFERED, __ATOMIC_RELAXED);
@@ -90,10 +92,20 @@ static bool mo_offer_role(mo_team *t, mo_role *r, unsigned w, uint64_t now) {
     return false;
 }
 
-/* Offers the roles 1..N-1 of t: thread k to pool thread k when it is free (so that consecutive
- * regions give thread k the same OS thread: threadprivate data persists), then to any free pool
- * thread, then to spares — or, when `only` is given, to the pool threads it marks. */
-static void mo_offer_roles(mo_team *t, const unsigned char *only) {
+/* Gives role r to spare s, its home, if s is free: true if it did. */
+static bool mo_role_to_home_spare(mo_role *r, mo_spare *s) {
+    /* relaxed: the role is ours until given (nobody else knows it) */
+    __atomic_store_n(&r->state, MO_ROLE_SPARE, __ATOMIC_RELAXED);
+    if (mo_give_to_spare_if_free(r, s)) return true;
+    __atomic_store_n(&r->state, 0, __ATOMIC_RELAXED);
+    return false;
+}
+
+/* Offers the roles 1..N-1 of t: thread k to its home when `homes` is given and it has one (the
+ * thread that played k in the last region: threadprivate data persists), else to pool thread k
+ * when it is free (so that the first regions give thread k the same OS thread), then to any free
+ * pool thread, then to spares — or, when `only` is given, to the pool threads it marks. */
+static void mo_offer_roles(mo_team *t, const unsigned char *only, const mo_home *homes) {
     /* pool threads over merino's live CPU budget sleep (parked): none of them gets a role */
     unsigned n = t->nthreads, w_count = merino_workers_active();
     int me = merino_worker_index();
@@ -101,12 +113,20 @@ static void mo_offer_roles(mo_team *t, const unsigned char *only) {
     bool offered = false;
     bool placed[n];
     memset(placed, 0, sizeof placed);
-    for (unsigned k = 1; k < n && k < w_count; k++) /* first pass: thread k on pool thread k */
-        if ((int)k != me && (!only || only[k])) offered |= placed[k] = mo_offer_role(t, &t->roles[k], k, now);
+    for (unsigned k = 1; k < n; k++) { /* first pass: thread k at home, or on pool thread k */
+        mo_home h = homes ? homes[k] : (mo_home){0, NULL};
+        if (h.spare) {
+            placed[k] = mo_role_to_home_spare(&t->roles[k], h.spare);
+            continue;
+        }
+        unsigned w = h.worker > 0 ? (unsigned)h.worker : k;
+        if (w < w_count && (int)w != me && (!only || only[w]))
+            offered |= placed[k] = mo_offer_role(t, &t->roles[k], w, now, h.worker > 0);
+    }
     unsigned w = 1;
     for (unsigned k = 1; k < n; k++) {
         for (; !placed[k] && w < w_count; w++)
-            if ((int)w != me && (!only || only[w])) offered |= placed[k] = mo_offer_role(t, &t->roles[k], w, now);
+            if ((int)w != me && (!only || only[w])) offered |= placed[k] = mo_offer_role(t, &t->roles[k], w, now, false);
         if (!placed[k]) { /* no worker: a spare (nobody else knows this role) */
             __atomic_store_n(&t->roles[k].state, MO_ROLE_SPARE, __ATOMIC_RELAXED); /* relaxed: ours */
             mo_give_to_spare(&t->roles[k]);
@@ -168,6 +188,16 @@ void mo_implicit_run(mo_team *t, uint32_t tnum) {
     if (t->bind) mo_unbind_role();
 }
 
+/* After the region (every role over): where each thread of the team ran, for the next region. */
+static void mo_homes_record(const mo_team *t, mo_home *homes) {
+    for (unsigned k = 1; k < t->nthreads; k++) {
+        const mo_role *r = &t->roles[k];
+        /* relaxed: the roles' ends (acquired by thread 0's wait) order their last writes */
+        bool spare = __atomic_load_n(&r->state, __ATOMIC_RELAXED) == MO_ROLE_SPARE;
+        homes[k] = spare ? (mo_home){0, r->spare} : (mo_home){__atomic_load_n(&r->worker, __ATOMIC_RELAXED), NULL};
+    }
+}
+
 void mo_role_leave(mo_team *t) {
     /* The last access to t: thread 0 frees it once running is 0 (acquire). release: our work is
      * done; the sleep bit says thread 0 sleeps, and only the last one wakes it (a wake on a word
@@ -177,11 +207,11 @@ void mo_role_leave(mo_team *t) {
 }
 
 /* Thread 0's part of a region: offers the roles, runs its implicit task, waits for the others. */
-static void mo_region_thread0(mo_team *t, mo_task *cur, const unsigned char *only) {
+static void mo_region_thread0(mo_team *t, mo_task *cur, const unsigned char *only, mo_home *homes) {
     bool worker = mo_on_worker();
     if (worker) mo_mailbox_busy(true);
     if (t->bind) t->place0 = mo_bind_thread0(); /* before the roles, which place from it */
-    mo_offer_roles(t, only);
+    mo_offer_roles(t, only, homes);
     mo_implicit imp;
     mo_implicit_init(&imp, t, 0, cur);
     mo_task *prev = mo_cur;
@@ -191,6 +221,7 @@ static void mo_region_thread0(mo_team *t, mo_task *cur, const unsigned char *onl
     mo_task_end(&imp.task);
     mo_cur = prev;
     mo_wait_team_end(t);
+    if (homes) mo_homes_record(t, homes);
     if (worker) mo_mailbox_busy(false);
 }
 
@@ -198,13 +229,14 @@ typedef struct mo_region_args {
     mo_team *team;
     mo_task *cur;
     const unsigned char *only;
+    mo_home *homes;
 } mo_region_args;
 
 /* Run in merino's caller slot by merino__run_in_slot: thread 0 is now worker 0. */
 static __attribute__((aligned(4), used)) void mo_region_wrap(merino__task *top, merino__task *d) {
     (void)top;
     mo_region_args *a = *(mo_region_args **)(void *)d->payload;
-    mo_region_thread0(a->team, a->cur, a->only);
+    mo_region_thread0(a->team, a->cur, a->only, a->homes);
 }
 
 /* A region of one thread: its implicit task runs here, with no team threads to wait for. */
@@ -239,6 +271,14 @@ static void mo_region_one(mo_task *cur, void (*fn)(void *), void *data, void (*p
     mo_ws_release(&slot);
 }
 
+/* The homes of a region's roles, when threadprivate data must persist into it: a region that is
+ * not nested, with dyn-var false, entered by a thread outside the pool (OpenMP's condition; a
+ * region entered from merino work takes the idle workers instead). */
+static mo_home *mo_region_homes(const mo_task *cur, unsigned n) {
+    if (cur->team != NULL || cur->icv->dyn || mo_on_worker()) return NULL;
+    return mo_thread_homes(n);
+}
+
 unsigned mo_parallel(void (*fn)(void *), void *data, unsigned num_threads, unsigned flags,
                      void (*pre)(mo_team *, void *), void *pre_arg, uintptr_t *reductions) {
     mo_task *cur = mo_current();
@@ -271,14 +311,14 @@ unsigned mo_parallel(void (*fn)(void *), void *data, unsigned num_threads, unsig
     t->reductions = reductions;
     if (reductions) mo_reduction_register(reductions, NULL, NULL, n);
     if (pre) pre(t, pre_arg);
-    mo_region_args a = {t, cur, only};
+    mo_region_args a = {t, cur, only, mo_region_homes(cur, n)};
     bool ran = false;
     if (!mo_on_worker()) {
         merino__task d;
         *(mo_region_args **)(void *)d.payload = &a;
         ran = merino__run_in_slot(&d, mo_region_wrap) != 0;
     }
-    if (!ran) mo_region_thread0(t, cur, only); /* a worker already, or the slot is taken */
+    if (!ran) mo_region_thread0(t, cur, only, a.homes); /* a worker already, or the slot is taken */
     mo_team_free(t);
     return n;
 }
@@ -290,6 +330,7 @@ unsigned mo_parallel(void (*fn)(void *), void *data, unsigned num_threads, unsig
  * unless it is a worker already). */
 typedef struct mo_open_region {
     mo_team *team;
+    mo_home *homes;
     mo_implicit imp;
     mo_task *prev;
     bool worker;
@@ -316,7 +357,8 @@ void mo_parallel_start(void (*fn)(void *), void *data, unsigned num_threads,
     mo_open = o;
     if (o->worker) mo_mailbox_busy(true);
     if (t->bind) t->place0 = mo_bind_thread0();
-    if (n > 1) mo_offer_roles(t, NULL);
+    o->homes = n > 1 ? mo_region_homes(cur, n) : NULL;
+    if (n > 1) mo_offer_roles(t, NULL, o->homes);
     mo_implicit_init(&o->imp, t, 0, cur);
     o->prev = mo_cur;
     mo_cur = &o->imp.task;
@@ -328,6 +370,7 @@ void mo_parallel_end(void) {
     mo_task_end(&o->imp.task);
     mo_cur = o->prev;
     mo_wait_team_end(o->team);
+    if (o->homes) mo_homes_record(o->team, o->homes);
     if (o->worker) mo_mailbox_busy(false);
     mo_open = o->outer;
     mo_team_free(o->team);

@@ -65,6 +65,8 @@ void mo_unsupported(const char *name, const char *why) {
 typedef struct mo_thread_state {
     mo_task initial;
     mo_icv icv;
+    mo_home *homes; /* roles 1..home_count-1 of its top-level regions (team.c) */
+    unsigned home_count;
 } mo_thread_state;
 
 static __thread mo_thread_state *mo_state __attribute__((tls_model("initial-exec")));
@@ -74,6 +76,7 @@ static pthread_once_t mo_state_once = PTHREAD_ONCE_INIT;
 static void mo_state_free(void *p) {
     if (mo_cur == &((mo_thread_state *)p)->initial) mo_cur = NULL;
     mo_state = NULL;
+    free(((mo_thread_state *)p)->homes);
     free(p);
 }
 static void mo_make_state_key(void) {
@@ -98,6 +101,19 @@ mo_task *mo_current_slow(void) {
     }
     if (!mo_on_worker()) mo_cur = &s->initial;
     return &s->initial;
+}
+
+mo_home *mo_thread_homes(unsigned n) {
+    if (MO_UNLIKELY(mo_state == NULL)) mo_current_slow(); /* makes the state */
+    mo_thread_state *s = mo_state;
+    if (MO_UNLIKELY(n > s->home_count)) {
+        mo_home *h = realloc(s->homes, n * sizeof *h);
+        if (!h) mo_fatal("out of memory making an OpenMP team of %u threads", n);
+        memset(h + s->home_count, 0, (n - s->home_count) * sizeof *h);
+        s->homes = h;
+        s->home_count = n;
+    }
+    return s->homes;
 }
 
 /* ---- the pool ------------------------------------------------------------------------------------------ */
@@ -160,6 +176,8 @@ typedef struct mo_mail {
     uint64_t heartbeat;               /* atomic: when its idle loop last polled the layer (ns) */
     uint64_t dozed;                   /* atomic: when its idle loop last got ready to sleep (ns) */
     uint32_t polls;                   /* the owner's: polls since the last heartbeat */
+    int32_t cpu_clock;                /* atomic: the worker's CPU-time clock (0: not known yet) */
+    int32_t tid;                      /* atomic: the worker's thread id (0: not known yet) */
 } mo_mail;
 
 static mo_mail mo_mailboxes[MERINO_MAX_WORKERS];
@@ -196,6 +214,39 @@ uint64_t mo_worker_patience(unsigned w) {
     /* relaxed: hints (the patience only decides when a spare takes over) */
     bool asleep = __atomic_load_n(&m->dozed, __ATOMIC_RELAXED) >= __atomic_load_n(&m->heartbeat, __ATOMIC_RELAXED);
     return asleep ? MO_ROLE_PATIENCE_ASLEEP_NS : MO_ROLE_PATIENCE_NS;
+}
+
+uint64_t mo_worker_cpu_ns(unsigned w) {
+    /* relaxed: set once by the worker; a clock of a pool thread that ended reads as unknown */
+    clockid_t c = (clockid_t)__atomic_load_n(&mo_mailboxes[w].cpu_clock, __ATOMIC_RELAXED);
+    struct timespec ts;
+    if (c == 0 || clock_gettime(c, &ts) != 0) return 0;
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec + 1;
+}
+
+bool mo_worker_runnable(unsigned w) {
+    int32_t tid = __atomic_load_n(&mo_mailboxes[w].tid, __ATOMIC_RELAXED); /* relaxed: a hint */
+    char path[64], stat[512];
+    snprintf(path, sizeof path, "/proc/self/task/%d/stat", (int)tid);
+    FILE *f = tid ? fopen(path, "r") : NULL;
+    if (!f) return tid == 0; /* not known yet: runnable; gone: not */
+    size_t n = fread(stat, 1, sizeof stat - 1, f);
+    fclose(f);
+    stat[n] = '\0';
+    const char *state = strrchr(stat, ')'); /* "tid (name) S ...": the name may hold anything */
+    return state == NULL || state[1] == '\0' || state[2] == 'R';
+}
+
+/* The calling worker's CPU-time clock and thread id in its mailbox, once per thread (a restarted
+ * pool's threads are new threads). */
+static __attribute__((noinline, cold)) void mo_publish_cpu_clock(mo_mail *m) {
+    static __thread bool published;
+    if (published) return;
+    published = true;
+    clockid_t c;
+    if (pthread_getcpuclockid(pthread_self(), &c) == 0)
+        __atomic_store_n(&m->cpu_clock, (int32_t)c, __ATOMIC_RELAXED); /* relaxed: a hint */
+    __atomic_store_n(&m->tid, (int32_t)syscall(SYS_gettid), __ATOMIC_RELAXED); /* relaxed: a hint */
 }
 
 void mo_wake_workers(void) { merino__help_wake(); }
@@ -239,7 +290,10 @@ static int mo_poll(void) {
     int w = merino_worker_index();
     if (w <= 0) return 0;
     mo_mail *m = &mo_mailboxes[w];
-    if ((++m->polls & 15) == 1) __atomic_store_n(&m->heartbeat, mo_now_ns(), __ATOMIC_RELAXED); /* a hint */
+    if ((++m->polls & 15) == 1) {
+        __atomic_store_n(&m->heartbeat, mo_now_ns(), __ATOMIC_RELAXED); /* relaxed: a hint */
+        mo_publish_cpu_clock(m);
+    }
     uintptr_t v = __atomic_load_n(&m->slot, __ATOMIC_RELAXED); /* relaxed: a peek; the CAS acquires */
     if (v == 0 || v == MO_MAIL_BUSY || (v & MO_MAIL_MARK)) return 0;
     /* acquire: the role's set-up, published by the offer's release CAS */
@@ -285,14 +339,14 @@ __attribute__((constructor)) static void mo_register_source(void) {
 
 /* ---- spare threads -------------------------------------------------------------------------------------- */
 
-typedef struct mo_spare {
+struct mo_spare {
     uint32_t go;        /* atomic futex word: 1 when a role is given */
     uint32_t last_tnum; /* the thread number of its last role (read under mo_spare_lock) */
     uint64_t last_given; /* when it got that role (mo_spares_given then; under mo_spare_lock) */
     uint64_t last_team;  /* that role's team's serial: no second role of a team (under the lock) */
     mo_role *role;
     struct mo_spare *next;
-} mo_spare;
+};
 
 static pthread_mutex_t mo_spare_lock = PTHREAD_MUTEX_INITIALIZER;
 static mo_spare *mo_spares_free;
@@ -328,16 +382,10 @@ static bool mo_spare_better(const mo_spare *a, const mo_spare *b, uint32_t tnum,
     return a_was && (!b_was || a->last_given > b->last_given);
 }
 
-void mo_give_to_spare(mo_role *r) {
+/* Starts spare s (taken off the free list, or NULL: a new one) on role r, the given-th role given
+ * to a spare. */
+static void mo_spare_start(mo_spare *s, mo_role *r, uint64_t given) {
     uint64_t team = r->team->serial;
-    pthread_mutex_lock(&mo_spare_lock);
-    mo_spare **at = NULL;
-    for (mo_spare **p = &mo_spares_free; *p; p = &(*p)->next)
-        if (mo_spare_better(*p, at ? *at : NULL, r->tnum, team)) at = p;
-    mo_spare *s = at ? *at : NULL;
-    if (s) *at = s->next;
-    uint64_t given = ++mo_spares_given;
-    pthread_mutex_unlock(&mo_spare_lock);
     if (!s) {
         s = calloc(1, sizeof *s);
         pthread_attr_t attr;
@@ -354,6 +402,7 @@ void mo_give_to_spare(mo_role *r) {
                      r->tnum, r->team->nthreads, strerror(e));
     }
     s->role = r;
+    r->spare = s; /* read by thread 0 after the region (ordered by the role's end) */
     s->last_tnum = r->tnum; /* not listed while it plays the role: read when it is again */
     s->last_given = given;
     s->last_team = team;
@@ -361,3 +410,27 @@ void mo_give_to_spare(mo_role *r) {
     mo_futex_wake(&s->go, 1);
 }
 
+void mo_give_to_spare(mo_role *r) {
+    uint64_t team = r->team->serial;
+    pthread_mutex_lock(&mo_spare_lock);
+    mo_spare **at = NULL;
+    for (mo_spare **p = &mo_spares_free; *p; p = &(*p)->next)
+        if (mo_spare_better(*p, at ? *at : NULL, r->tnum, team)) at = p;
+    mo_spare *s = at ? *at : NULL;
+    if (s) *at = s->next;
+    uint64_t given = ++mo_spares_given;
+    pthread_mutex_unlock(&mo_spare_lock);
+    mo_spare_start(s, r, given);
+}
+
+bool mo_give_to_spare_if_free(mo_role *r, mo_spare *s) {
+    pthread_mutex_lock(&mo_spare_lock);
+    mo_spare **p = &mo_spares_free;
+    while (*p && *p != s) p = &(*p)->next;
+    bool found = *p != NULL && s->last_team != r->team->serial;
+    if (found) *p = s->next;
+    uint64_t given = found ? ++mo_spares_given : 0;
+    pthread_mutex_unlock(&mo_spare_lock);
+    if (found) mo_spare_start(s, r, given);
+    return found;
+}

@@ -11,14 +11,33 @@
 
 /* ---- roles not started ---------------------------------------------------------------------------- */
 
+/* Whether a role offered to its home worker w, past the usual patience, goes elsewhere after all:
+ * w has run other work for MO_ROLE_PATIENCE_NS of CPU time since then (it is busy; a worker that
+ * lost its CPU uses none and comes when it gets one back), or the role waited
+ * MO_ROLE_PATIENCE_HOME_NS and w is blocked (in other work). Any waiter may ask: the CPU time at
+ * the first question is kept in the role (relaxed: hints, the revoking CAS decides). */
+static bool mo_home_given_up(mo_role *r, unsigned w, uint64_t waited) {
+    if (waited >= MO_ROLE_PATIENCE_HOME_NS && !mo_worker_runnable(w)) return true;
+    uint64_t cpu = mo_worker_cpu_ns(w);
+    if (cpu == 0) return false; /* not known: only the time limit */
+    uint64_t base = __atomic_load_n(&r->cpu_base, __ATOMIC_RELAXED);
+    if (base == 0) {
+        __atomic_compare_exchange_n(&r->cpu_base, &base, cpu, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+        return false;
+    }
+    return cpu - base >= MO_ROLE_PATIENCE_NS;
+}
+
 void mo_check_roles(mo_team *t, uint64_t now) {
     for (unsigned k = 1; k < t->nthreads; k++) {
         mo_role *r = &t->roles[k];
         /* relaxed: a hint; the CAS below decides */
         if (__atomic_load_n(&r->state, __ATOMIC_RELAXED) != MO_ROLE_OFFERED) continue;
         int32_t w = __atomic_load_n(&r->worker, __ATOMIC_RELAXED); /* relaxed: set before state */
-        uint64_t patience = w > 0 ? mo_worker_patience((unsigned)w) : MO_ROLE_PATIENCE_NS;
-        if (now - __atomic_load_n(&r->offered_ns, __ATOMIC_RELAXED) < patience) continue;
+        bool home = __atomic_load_n(&r->home, __ATOMIC_RELAXED);  /* relaxed: set before state */
+        uint64_t patience = w > 0 && !home ? mo_worker_patience((unsigned)w) : MO_ROLE_PATIENCE_NS;
+        uint64_t waited = now - __atomic_load_n(&r->offered_ns, __ATOMIC_RELAXED);
+        if (waited < patience || (home && w > 0 && !mo_home_given_up(r, (unsigned)w, waited))) continue;
         uint32_t offered = MO_ROLE_OFFERED;
         /* acq_rel: against the worker's CAS to STARTED: one of the two runs the role */
         if (__atomic_compare_exchange_n(&r->state, &offered, MO_ROLE_SPARE, false, __ATOMIC_ACQ_REL,

@@ -8,25 +8,14 @@
  */
 #include "omp_test.h"
 
-#include <pthread.h>
 #include <stdio.h>
 
 #define OT_REGIONS 1500
-#define OT_HOGS 2
-
-static atomic_int stop_hogs;
-
-static void *hog(void *arg) {
-    (void)arg;
-    while (!atomic_load_explicit(&stop_hogs, memory_order_relaxed)) /* relaxed: a flag */
-        ot_spin(1000);
-    return NULL;
-}
 
 int main(void) {
     int n = ot_threads();
-    pthread_t hogs[OT_HOGS];
-    for (int i = 0; i < OT_HOGS; i++) CHECK(pthread_create(&hogs[i], NULL, hog, NULL) == 0);
+    ot_hogs hogs;
+    ot_hogs_start(&hogs);
     long bad_regions = 0;
     for (int r = 0; r < OT_REGIONS; r++) {
         atomic_int seen[64] = {0};
@@ -43,8 +32,7 @@ int main(void) {
         for (int t = 0; t < n && t < 64; t++) ok &= atomic_load(&seen[t]) == 1;
         bad_regions += !ok;
     }
-    atomic_store_explicit(&stop_hogs, 1, memory_order_relaxed);
-    for (int i = 0; i < OT_HOGS; i++) CHECK(pthread_join(hogs[i], NULL) == 0);
+    ot_hogs_stop(&hogs);
     CHECK_MSG(bad_regions == 0, "%ld of %d regions did not run each of their %d threads once", bad_regions,
               OT_REGIONS, n);
     OT_SAY("%d regions of %d threads on a busy machine, each thread once", OT_REGIONS, n);

@@ -131,6 +131,7 @@ program fortran_routines
     call omp_get_place_proc_ids(0, ids)
     call omp_get_place_proc_ids(0_8, ids8)
     call check(all(ids == ids8), 'place proc ids')
+    deallocate (ids, ids8)
   end if
   call check(omp_get_place_num() >= -1, 'place num')
   k = omp_get_partition_num_places()

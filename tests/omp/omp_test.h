@@ -13,6 +13,7 @@
 #include "check.h"
 
 #include <omp.h>
+#include <pthread.h>
 #include <sched.h>
 #ifdef __cplusplus
 #include <atomic>
@@ -61,6 +62,31 @@ static inline int ot_threads(void) { return omp_get_max_threads(); }
 static inline void ot_spin(int n) {
     for (volatile int i = 0; i < n; i++) {
     }
+}
+
+/* Threads of the process that keep every CPU busy (a busy machine) from ot_hogs_start to
+ * ot_hogs_stop: the runtime's threads lose their CPUs at any moment. */
+#define OT_HOGS 2
+typedef struct ot_hogs {
+    pthread_t threads[OT_HOGS];
+    atomic_int stop;
+} ot_hogs;
+
+static inline void *ot_hog(void *arg) {
+    ot_hogs *h = (ot_hogs *)arg;
+    while (!atomic_load_explicit(&h->stop, memory_order_relaxed)) /* relaxed: a flag */
+        ot_spin(1000);
+    return NULL;
+}
+
+static inline void ot_hogs_start(ot_hogs *h) {
+    atomic_store_explicit(&h->stop, 0, memory_order_relaxed); /* relaxed: before the threads exist */
+    for (int i = 0; i < OT_HOGS; i++) CHECK(pthread_create(&h->threads[i], NULL, ot_hog, h) == 0);
+}
+
+static inline void ot_hogs_stop(ot_hogs *h) {
+    atomic_store_explicit(&h->stop, 1, memory_order_relaxed); /* relaxed: a flag */
+    for (int i = 0; i < OT_HOGS; i++) CHECK(pthread_join(h->threads[i], NULL) == 0);
 }
 
 #endif /* MERINO_OMP_TEST_H */

@@ -81,7 +81,15 @@ for i in "${!envs[@]}"; do
                 13[0-9] | 14[0-9] | 15[0-9]) echo "FAIL $what: killed by signal $((rc - 128)) ($(kill -l $((rc - 128))))" ;;
                 *) echo "FAIL $what: exit $rc" ;;
             esac
-            sed "s/^/    stderr: /" "$work/err" | head -n 30
+            # the start and the end of a long stderr: a sanitizer's report comes after the output
+            lines=$(wc -l <"$work/err")
+            if [ "$lines" -le 60 ]; then
+                sed "s/^/    stderr: /" "$work/err"
+            else
+                sed "s/^/    stderr: /" "$work/err" | head -n 20
+                echo "    stderr: [... $((lines - 40)) lines ...]"
+                sed "s/^/    stderr: /" "$work/err" | tail -n 20
+            fi
             sed 's/^/    stdout: /' "$work/out" | tail -n 10
             continue
         fi

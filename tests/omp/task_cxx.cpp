@@ -147,8 +147,13 @@ static void strings_lambdas_members() {
     OT_SAY("std::string and std::function in tasks, a member function's recursive tasks: %ld", t.total);
 }
 
+// At namespace scope: each thread's copy is constructed at its first use on that thread, which
+// registers its destructor for the thread's exit. (A block-scope thread_local is constructed when
+// control passes its declaration on a thread — only the encountering thread does, not the team's
+// other threads, whose copies are then never constructed nor destroyed.)
+static thread_local std::vector<int> mine;
+
 static void thread_locals() {
-    static thread_local std::vector<int> mine;
     int bad = 0;
 #pragma omp parallel reduction(+ : bad)
     {
