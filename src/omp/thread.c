@@ -184,8 +184,10 @@ static mo_mail mo_mailboxes[MERINO_MAX_WORKERS];
 
 bool mo_offer(unsigned w, mo_role *r) {
     uintptr_t none = 0;
-    /* release: the role and its team are set up before the worker that acquires it runs it */
-    return __atomic_compare_exchange_n(&mo_mailboxes[w].slot, &none, (uintptr_t)r, false, __ATOMIC_RELEASE,
+    /* seq_cst: releases the role's set-up to the worker that acquires it, and is the offerer's
+     * store in the Dekker pair with a sleeping worker (mo_pending's load, then merino__help_wake's
+     * load of the sleepers): neither may miss the other */
+    return __atomic_compare_exchange_n(&mo_mailboxes[w].slot, &none, (uintptr_t)r, false, __ATOMIC_SEQ_CST,
                                        __ATOMIC_RELAXED);
 }
 
