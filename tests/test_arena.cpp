@@ -9,6 +9,7 @@
 #include <merino_loop.hpp>
 
 #include <atomic>
+#include <cstring>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -195,9 +196,38 @@ void c_form(unsigned workers) {
     CHECK(thrown);
 }
 
+// Misuse that stops the program: run in a child, its message checked.
+int run_child(const char *name) {
+    merino_arena zeroed{};
+    if (strcmp(name, "isolate_null") == 0) merino_isolate(nullptr, nullptr);
+    if (strcmp(name, "run_null") == 0) merino_arena_run(nullptr, c_run, nullptr);
+    if (strcmp(name, "run_unset") == 0) merino_arena_run(&zeroed, c_run, nullptr);
+    return 0;
+}
+
+void misuse() {
+    const struct {
+        const char *child, *message;
+    } cases[] = {
+        {"isolate_null", "merino: merino_isolate: the function is NULL"},
+        {"run_null", "merino: merino_arena_run: the arena is NULL"},
+        {"run_unset", "merino: merino_arena_run: the arena's limit is 0: set the arena up with merino_arena_init"},
+    };
+    for (const auto &c : cases) {
+        check_set_context("child %s", c.child);
+        check_child ch = check_run_child(c.child, nullptr, 30);
+        CHECK_CHILD(ch, ch.signaled || (ch.exited && ch.code != 0));
+        CHECK_STR_CONTAINS(ch.err, c.message);
+        check_child_free(&ch);
+    }
+}
+
 } // namespace
 
-int main() {
+int main(int argc, char **argv) {
+    const char *child = check_child_name(argc, argv);
+    if (child) return run_child(child);
+    misuse();
     merino_set_error_handler([](const char *, void *) {}, nullptr); // the refused limits are expected
     for (unsigned w : {1u, 2u, 3u, 8u}) {
         limits(w);

@@ -135,6 +135,17 @@ void results(unsigned workers) {
     long s = merino::run([] { return merino::isolate([] { return merino::isolate([] { return inner(50); }); }); });
     CHECK_EQ_INT(s, inner_expected(50));
     CHECK_EQ_INT(merino::isolate([] { return inner(30); }), inner_expected(30));
+    // A group made outside the region, run and waited inside it: its tasks are what the wait is
+    // for, so the waiting worker runs them (at one worker nobody else could).
+    merino::run([] {
+        merino::task_group g;
+        std::atomic<int> ran{0};
+        merino::isolate([&] {
+            for (int i = 0; i < 10; i++) g.run([&] { ran.fetch_add(1, std::memory_order_relaxed); }); // relaxed: read after wait
+            g.wait();
+        });
+        CHECK_EQ_INT(ran.load(std::memory_order_relaxed), 10);
+    });
 }
 
 struct c_args {

@@ -170,11 +170,15 @@ __attribute__((noinline, cold)) static void mrn_task_refused(mrn_gworker *gw, me
 }
 
 /* One task deeper than depth that w may run: our newest, else another worker's oldest (one
- * attempt); w is then in its region (*entered: leave it after, mrn_region_leave). */
-static merino_task *mrn_find_task(mrn_gworker *gw, int32_t depth, mrn_worker *w, bool *entered) {
+ * attempt); w is then in its region (*entered: leave it after, mrn_region_leave). A child of
+ * anchor (what the wait waits for: a group made outside the region the wait is in) is ours to run
+ * whatever its region, in the wait's. */
+static merino_task *mrn_find_task(mrn_gworker *gw, int32_t depth, mrn_worker *w, bool *entered,
+                                  const merino_task *anchor) {
     merino_task *t = mrn_deque_pop(gw, depth);
     if (t) {
         if (MRN_LIKELY(mrn_task_admit(w, t, entered))) return t;
+        if (t->merino__parent == anchor) return t; /* *entered is false: it runs in our region */
         mrn_deque_push(gw, t); /* not for this wait: back where it was (it just left: there is room) */
     }
     mrn_gworker *victim = mrn_pick_gvictim();
@@ -204,7 +208,7 @@ static bool mrn_graph_run_one(mrn_worker *w, merino__task *top) {
     mrn_region *outer = w->region;
     bool entered;
     merino__next = top; /* where a region entered for the task begins */
-    merino_task *t = mrn_find_task(gw, INT32_MIN, w, &entered);
+    merino_task *t = mrn_find_task(gw, INT32_MIN, w, &entered, NULL);
     if (!t) return false;
     mrn_pass_wake(w); /* before the chain, which may run for long */
     merino__task *floor = w->floor;
@@ -436,7 +440,7 @@ void mrn_execute_in(mrn_gworker *gw, merino_task *t, const merino_task *anchor, 
         if (!next && __atomic_load_n(&anchor->merino__refs, __ATOMIC_RELAXED) != 1) {
             next = mrn_deque_pop_unpolled(gw, depth); /* the loop polls before it runs it */
             /* work of another isolated region than the chain's: not here (src/core/region.c) */
-            if (next && MRN_UNLIKELY(mrn_task_region(next) != mrn_self()->region)) {
+            if (next && MRN_UNLIKELY(mrn_task_region(next) != mrn_self()->region) && next->merino__parent != anchor) {
                 mrn_deque_push(gw, next); /* back where it was */
                 next = NULL;
             }
@@ -465,7 +469,7 @@ void mrn_wait_loop(mrn_gworker *gw, merino_task *anchor, int32_t depth) {
         mrn_worker *w = mrn_self();
         mrn_region *outer = w->region;
         bool entered;
-        merino_task *t = mrn_find_task(gw, depth, w, &entered);
+        merino_task *t = mrn_find_task(gw, depth, w, &entered, anchor);
         if (t) {
             mrn_execute_in(gw, t, anchor, depth);
             if (MRN_UNLIKELY(entered)) mrn_region_leave(w, outer);
