@@ -179,6 +179,36 @@ MERINO_API void merino_stats_get(merino_stats *out);
 MERINO_API void merino_stats_reset(void);
 
 /* ------------------------------------------------------------------------------------------------
+ * Isolation and arenas (docs/isolation.md)
+ * ---------------------------------------------------------------------------------------------- */
+
+/** Runs fn(arg) isolated: while a worker waits inside fn (a join of a stolen task, a task group's
+ *  wait, the end of a parallel loop) it runs only work that fn created, never other work of the
+ *  pool — so fn may hold a lock across parallel work that never takes the lock itself. Work of an
+ *  isolated region nested inside fn counts as fn's. From a thread that is not a worker it enters
+ *  the pool first (as MERINO_RUN). Join every task and wait for every task group that fn starts
+ *  before fn returns. oneTBB: this_task_arena::isolate. */
+MERINO_API void merino_isolate(void (*fn)(void *), void *arg);
+
+/** A limit on the workers that run a piece of work at a time (oneTBB: task_arena). Set it up with
+ *  merino_arena_init; the fields are merino's. Keep it alive while it runs work. */
+typedef struct merino_arena {
+    unsigned merino__max;    /* workers that may run its work at a time */
+    uint32_t merino__active; /* atomic: workers running its work now */
+} merino_arena;
+
+/** Sets a up for at most max_concurrency workers (1..MERINO_MAX_WORKERS). Returns 0, or -1 with a
+ *  message (merino_last_error()) when max_concurrency is out of range. */
+MERINO_API int merino_arena_init(merino_arena *a, unsigned max_concurrency);
+
+/** Runs fn(arg) in arena a: fn's work (its spawns, loops, task groups) runs on at most
+ *  a's max_concurrency workers at a time, the calling one included; the rest of the pool goes on
+ *  with other work. fn is isolated as with merino_isolate. Arenas nest: work of an arena run inside
+ *  fn counts against both. When a is full (other runs use all of it) the call waits for a place.
+ *  From a thread that is not a worker it enters the pool first. */
+MERINO_API void merino_arena_run(merino_arena *a, void (*fn)(void *), void *arg);
+
+/* ------------------------------------------------------------------------------------------------
  * Tasks
  * ---------------------------------------------------------------------------------------------- */
 

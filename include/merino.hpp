@@ -199,6 +199,83 @@ template <class F, class G> __attribute__((noinline, cold)) fork_join_t<F, G> fo
 
 } // namespace detail
 
+namespace detail {
+
+// isolate and arena::run: f runs inside the C call; its result or exception is carried out of it.
+template <class F> struct region_call {
+    F *fn;
+    std::optional<stored_t<result_t<F>>> result{};
+    std::exception_ptr error{};
+
+    static void trampoline(void *p) noexcept {
+        auto *c = static_cast<region_call *>(p);
+        try {
+            c->result.emplace(detail::call(*c->fn));
+        } catch (...) {
+            c->error = std::current_exception();
+        }
+    }
+
+    result_t<F> take() {
+        if (error) std::rethrow_exception(error);
+        if constexpr (!std::is_void_v<result_t<F>>) return std::move(*result);
+    }
+};
+
+} // namespace detail
+
+/// Runs f() isolated and returns its result (or rethrows its exception): while a worker waits
+/// inside f — a fork_join whose branch was stolen, a task_group's wait, the end of a parallel
+/// loop — it runs only work that f created, never an unrelated task of the pool. So f may hold a
+/// mutex across inner parallel work (as long as that work does not take the mutex itself):
+///
+///     merino::parallel_for(0, n, [&](int i) {
+///         std::lock_guard<std::mutex> lock(m);
+///         merino::isolate([&] { merino::parallel_for(0, k, inner); }); // never runs another i here
+///     });
+///
+/// Regions nest (work of a region inside f is f's too). Join and wait for all that f starts before
+/// f returns. oneTBB: tbb::this_task_arena::isolate.
+template <class F> detail::result_t<F> isolate(F &&f) {
+    detail::region_call<std::remove_reference_t<F>> c{&f};
+    merino_isolate(&decltype(c)::trampoline, &c);
+    return c.take();
+}
+
+/// A limit on the workers that run a piece of work at a time (oneTBB: tbb::task_arena):
+///
+///     merino::arena a(2);
+///     a.run([&] { merino::parallel_for(0, n, body); }); // at most 2 workers run the loop's bodies
+///
+/// The rest of the pool goes on with other work meanwhile. run() isolates f as isolate() does.
+/// Arenas nest: work of an arena run inside f counts against both. An arena may run work from
+/// several threads at once; the limit counts them all (a run waits for a place when it is full).
+/// It must outlive the runs.
+class arena {
+public:
+    /// At most max_concurrency workers (1..MERINO_MAX_WORKERS; throws std::invalid_argument else).
+    explicit arena(unsigned max_concurrency) {
+        if (merino_arena_init(&a_, max_concurrency) != 0) throw std::invalid_argument(merino_last_error());
+    }
+    arena(const arena &) = delete;
+    arena &operator=(const arena &) = delete;
+
+    /// Runs f() in the arena and returns its result (or rethrows its exception).
+    template <class F> detail::result_t<F> run(F &&f) {
+        detail::region_call<std::remove_reference_t<F>> c{&f};
+        merino_arena_run(&a_, &decltype(c)::trampoline, &c);
+        return c.take();
+    }
+
+    /// The limit.
+    unsigned max_concurrency() const noexcept { return a_.merino__max; }
+    /// The C arena, for code that mixes the two APIs.
+    merino_arena *native() noexcept { return &a_; }
+
+private:
+    merino_arena a_;
+};
+
 } // namespace merino
 
 #endif // MERINO_HPP

@@ -2,6 +2,7 @@
  * seam, and the functions the files of src/core share. Never included by users.
  *
  * Files, each calling only files further down this list (and src/sys):
+ *   isolate.c  merino_isolate, merino_arena_init, merino_arena_run: the API of region.c
  *   enter.c    a thread outside the pool runs a task: in the caller slot, or handed over
  *   pool.c     merino_start / merino_stop, start on first use, stop at exit, fork
  *   worker.c   a pool thread: set-up, then the idle loop over the work sources
@@ -10,6 +11,8 @@
  *   jobs.c     the stack of handed-over tasks
  *   owner.c    the owner's slow paths: publishing, public mode, the slow join, leapfrogging
  *   thief.c    one steal attempt, and the request for public tasks
+ *   region.c   isolated regions and arenas: which worker may run which work, checked by thieves
+ *              and helpers on their slow paths only
  *   sleep.c    sleeping workers and waking them; workers over the live CPU budget
  *   stats.c    merino_stats_get / merino_stats_reset (called by users only)
  *   config.c   settings from merino_config and the environment
@@ -43,6 +46,10 @@
 #define MRN_PUBLIC_LONG_NS 1000
 _Static_assert(MRN_PUBLIC_RUN >= 2, "public mode times its last two public joins");
 
+/* Isolated regions one worker may be inside at once (nested isolate and arena runs, and the stolen
+ * work of other regions it runs while it waits): beyond it the program stops with a message. */
+#define MRN_REGIONS 128
+
 /* ---- the worker record -------------------------------------------------------------------------- */
 
 /* A worker: a pool thread's, or the caller slot that threads outside the pool occupy while they
@@ -74,6 +81,15 @@ typedef struct mrn_worker {
     size_t map_bytes; /* the mapping that holds the task stack */
     uint32_t ready;   /* atomic: a pool thread has set up its thread-local words */
     pthread_t thread;
+
+    /* Isolated regions (region.c): where on the task stack each region the worker is in began.
+     * The owner pushes and pops; thieves read them for the descriptor they took. */
+    _Alignas(MRN_CACHE_LINE) uint32_t nregions; /* atomic: entries in use */
+    struct mrn_region *region;                  /* the innermost region (regions[nregions-1]), or NULL: owner only */
+    struct mrn_region_entry {
+        merino__task *pos;         /* atomic: merino__next when the region was entered */
+        struct mrn_region *region; /* atomic: the region */
+    } regions[MRN_REGIONS];
 } mrn_worker;
 
 static inline mrn_worker *mrn_self(void) { return (mrn_worker *)merino__self; }
@@ -184,6 +200,50 @@ typedef struct mrn_steal_hook {
 const mrn_steal_hook *mrn_steal_hook_get(void);
 /* Sets the hook (once; a second, different hook is refused with -1). */
 int mrn_steal_hook_set(const mrn_steal_hook *h);
+
+/* ---- isolated regions (region.c) ------------------------------------------------------------------ */
+
+/* A region: a merino_isolate or merino_arena_run call, on the C stack of its caller, alive while
+ * the call runs (its work is all joined or waited for before it returns). */
+typedef struct mrn_region {
+    struct mrn_region *parent; /* the region the call was made in, or NULL */
+    merino_arena *arena;       /* merino_arena_run's, or NULL (merino_isolate) */
+} mrn_region;
+
+/* The calling thread's innermost region, or NULL (no region, or not a worker). */
+static inline mrn_region *mrn_region_here(void) {
+    mrn_worker *w = mrn_self();
+    return w ? w->region : NULL;
+}
+/* The region of victim's descriptor t, which the caller holds (took by CAS): the innermost region
+ * victim entered at or below t, or NULL. */
+mrn_region *mrn_region_of(mrn_worker *victim, merino__task *t);
+/* Whether w may run work of region r now: w is in no region, or r is w's region or nested in it;
+ * and each arena r is in but w is not has a place left. If so, w enters r at top (taking those
+ * places) and *entered says whether mrn_region_leave must undo it. */
+bool mrn_region_admit(mrn_worker *w, mrn_region *r, merino__task *top, bool *entered);
+/* Leaves the region entered by mrn_region_admit, back to outer (w's region before). */
+void mrn_region_leave(mrn_worker *w, mrn_region *outer);
+/* The steal's check (thief.c): false when self may not run victim's descriptor t; else self is
+ * in t's region, *entered as in mrn_region_admit. Only when a region exists on either side. */
+static inline bool mrn_region_steal_ok(mrn_worker *self, mrn_worker *victim, merino__task *t, merino__task *top,
+                                       bool *entered) {
+    *entered = false;
+    /* relaxed: a filter; mrn_region_of reads the entries with acquire (the count can only be
+     * nonzero here if t lies in a region, or a region began above t since) */
+    if (MRN_LIKELY(self->region == NULL && __atomic_load_n(&victim->nregions, __ATOMIC_RELAXED) == 0)) return true;
+    return mrn_region_admit(self, mrn_region_of(victim, t), top, entered);
+}
+
+/* A call of merino_isolate (arena NULL) or merino_arena_run. */
+typedef struct mrn_region_call {
+    void (*fn)(void *);
+    void *arg;
+    merino_arena *arena;
+} mrn_region_call;
+/* Runs c->fn on w in a new region nested in w's; with an arena, first takes a place in it
+ * (waiting for one) unless w holds one already. */
+void mrn_region_run(mrn_worker *w, const mrn_region_call *c);
 
 /* ---- shared functions --------------------------------------------------------------------------- */
 

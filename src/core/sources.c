@@ -55,6 +55,7 @@ bool mrn_work_pending(void) {
 /* ---- the core's sources ------------------------------------------------------------------------- */
 
 static bool mrn_jobs_run_one(mrn_worker *w, merino__task *top) {
+    if (MRN_UNLIKELY(w->region != NULL)) return false; /* waits in an isolated region: not its work */
     mrn_job *job = mrn_take_job();
     if (!job) return false;
     mrn_run_job(w, job, top);

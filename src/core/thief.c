@@ -54,6 +54,14 @@ bool mrn_steal(mrn_worker *self, mrn_worker *victim, merino__task *top) {
         __atomic_store_n(&t->state, s, __ATOMIC_RELEASE);
         return false;
     }
+    /* Isolated regions (region.c): self may have to leave t alone — it waits inside a region t is
+     * not in, or t's arena is full. Then put t back, as above. */
+    bool entered;
+    mrn_region *outer = self->region;
+    if (!mrn_region_steal_ok(self, victim, t, top, &entered)) {
+        __atomic_store_n(&t->state, s, __ATOMIC_RELEASE); /* release: as above */
+        return false;
+    }
     /* relaxed: the wrapper we run, for the owner's join to check; published by our DONE store */
     __atomic_store_n(&t->check, s, __ATOMIC_RELAXED);
     /* relaxed: tells the owner whom to leapfrog; no data attached */
@@ -75,6 +83,7 @@ bool mrn_steal(mrn_worker *self, mrn_worker *victim, merino__task *top) {
     ((merino__wrap_fn)s)(top, t);
     MRN_PROF_TASK_END(prof, victim, t);
     if (hook) hook->leave(self, saved);
+    if (MRN_UNLIKELY(entered)) mrn_region_leave(self, outer);
     self->floor = floor;
     /* release: publishes the result (and our bot store) to the joining owner */
     __atomic_store_n(&t->state, MERINO__DONE, __ATOMIC_RELEASE);

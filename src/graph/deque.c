@@ -47,7 +47,7 @@ merino_task *mrn_deque_pop_public(mrn_gworker *gw, int64_t b, int32_t above_dept
     return x;
 }
 
-merino_task *mrn_deque_steal(mrn_gworker *victim, int32_t above_depth) {
+merino_task *mrn_deque_steal(mrn_gworker *victim, int32_t above_depth, const mrn_region *within) {
     /* seq_cst: see mrn_deque_pop_public; its acquire: the CAS of the thief before us */
     int64_t t = __atomic_load_n(&victim->top, __ATOMIC_SEQ_CST);
     /* seq_cst: see mrn_deque_pop_public; its acquire pairs with a publish's release: the slots,
@@ -66,6 +66,9 @@ merino_task *mrn_deque_steal(mrn_gworker *victim, int32_t above_depth) {
      * this slot only after top has passed it) */
     merino_task *x = __atomic_load_n(&victim->slot[t & MRN_MASK], __ATOMIC_RELAXED);
     if (__atomic_load_n(&victim->depth[t & MRN_MASK], __ATOMIC_RELAXED) <= above_depth) return NULL; /* relaxed: as x */
+    /* a thief inside an isolated region takes its region's tasks only (src/core/region.c); compared,
+     * never followed: the region may have ended if the task is gone. relaxed: as x */
+    if (within && __atomic_load_n(&victim->region[t & MRN_MASK], __ATOMIC_RELAXED) != within) return NULL;
     /* seq_cst: against the owner's pop of the last public task (the store of split there) */
     if (!__atomic_compare_exchange_n(&victim->top, &t, t + 1, false, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED))
         return NULL;

@@ -82,6 +82,9 @@ typedef struct mrn_gworker {
     merino_task *node_task[MERINO_TASK_DEQUE];
     const void *node_graph[MERINO_TASK_DEQUE];
     uint32_t node_level[MERINO_TASK_DEQUE];
+    /* atomic elements: the isolated region of slot[i]'s task (its group's), if public: written by
+     * the publish, read by a thief in a region before it takes the task, as depth */
+    mrn_region *region[MERINO_TASK_DEQUE];
 
     /* Context frames (task.c): where on this worker's direct task stack each running task
      * object (or stolen direct task) began, and the task object whose context the direct tasks
@@ -171,10 +174,16 @@ static inline void mrn_task_delete(mrn_gworker *gw, merino_task *t) {
 
 /* ---- deque.c (the owner's side inline) ---- */
 
+/* The isolated region a task object is work of: its group's (src/core/region.c), or NULL. */
+static inline mrn_region *mrn_task_region(const merino_task *t) {
+    return t->merino__group ? (mrn_region *)t->merino__group->merino__region : NULL;
+}
+
 #define MRN_MASK (MERINO_TASK_DEQUE - 1)
 
-/* Steals the oldest task of victim if it is deeper than above_depth, else NULL. */
-merino_task *mrn_deque_steal(mrn_gworker *victim, int32_t above_depth);
+/* Steals the oldest task of victim if it is deeper than above_depth and, when within is not
+ * NULL, work of the region within, else NULL. */
+merino_task *mrn_deque_steal(mrn_gworker *victim, int32_t above_depth, const mrn_region *within);
 /* The owner takes its own oldest public task, at index t (top as it read it, below its split), as
  * a thief would; NULL when a thief took it first. */
 merino_task *mrn_deque_take_top(mrn_gworker *gw, int64_t t);
@@ -191,6 +200,7 @@ static inline void mrn_deque_publish(mrn_gworker *gw) {
         for (int64_t i = gw->fast.own_split; i < b; i++) {
             merino_task *x = __atomic_load_n(&gw->slot[i & MRN_MASK], __ATOMIC_RELAXED); /* relaxed: our own store */
             __atomic_store_n(&gw->depth[i & MRN_MASK], x->merino__depth, __ATOMIC_RELAXED);
+            __atomic_store_n(&gw->region[i & MRN_MASK], mrn_task_region(x), __ATOMIC_RELAXED); /* relaxed: likewise */
         }
         gw->fast.own_split = b;
         /* release: the slots and the tasks' headers and data, for a thief's acquire of split */

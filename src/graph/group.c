@@ -31,6 +31,7 @@ void merino_task_group_init(merino_task_group *g) {
     __atomic_store_n(&g->merino__lock, 0, __ATOMIC_RELAXED);            /* relaxed: as above */
     g->merino__error = NULL;
     g->merino__drop_error = NULL;
+    g->merino__region = mrn_region_here(); /* its tasks are work of this region (src/core/region.c) */
 }
 
 /* ---- running tasks --------------------------------------------------------------------------------- */

@@ -152,15 +152,43 @@ static mrn_gworker *mrn_pick_gvictim(void) {
     return mrn_gworker_at(mrn_pick_victim(mrn_self())->index);
 }
 
-/* One task deeper than depth: our newest, else another worker's oldest (one attempt). */
-static merino_task *mrn_find_task(mrn_gworker *gw, int32_t depth) {
+/* Whether w may run task t now (src/core/region.c: w waits in an isolated region t is not work of,
+ * or t's arena is full); if so w is in t's region, and *entered says whether to leave it after. */
+static inline bool mrn_task_admit(mrn_worker *w, merino_task *t, bool *entered) {
+    *entered = false;
+    mrn_region *r = mrn_task_region(t);
+    return MRN_LIKELY(r == w->region) || mrn_region_admit(w, r, merino__next, entered);
+}
+
+/* Gives back a stolen task w may not run (its arena is full): public on our deque, for the workers
+ * in that arena; run at once only if the deque is full (it then exceeds the arena's limit). */
+__attribute__((noinline, cold)) static void mrn_task_refused(mrn_gworker *gw, merino_task *t) {
+    if (mrn_deque_push(gw, t))
+        mrn_deque_publish(gw);
+    else
+        mrn_execute(gw, t);
+}
+
+/* One task deeper than depth that w may run: our newest, else another worker's oldest (one
+ * attempt); w is then in its region (*entered: leave it after, mrn_region_leave). A child of
+ * anchor (what the wait waits for: a group made outside the region the wait is in) is ours to run
+ * whatever its region, in the wait's. */
+static merino_task *mrn_find_task(mrn_gworker *gw, int32_t depth, mrn_worker *w, bool *entered,
+                                  const merino_task *anchor) {
     merino_task *t = mrn_deque_pop(gw, depth);
-    if (t) return t;
+    if (t) {
+        if (MRN_LIKELY(mrn_task_admit(w, t, entered))) return t;
+        if (t->merino__parent == anchor) return t; /* *entered is false: it runs in our region */
+        mrn_deque_push(gw, t); /* not for this wait: back where it was (it just left: there is room) */
+    }
     mrn_gworker *victim = mrn_pick_gvictim();
     if (!victim) return NULL;
-    t = mrn_deque_steal(victim, depth);
-    if (t) merino__count(&mrn_self()->steals); /* merino_stats and the profiler count every steal */
-    return t;
+    t = mrn_deque_steal(victim, depth, w->region);
+    if (!t) return NULL;
+    merino__count(&w->steals); /* merino_stats and the profiler count every steal */
+    if (MRN_LIKELY(mrn_task_admit(w, t, entered))) return t;
+    mrn_task_refused(gw, t);
+    return NULL;
 }
 
 /* The anchor of a chain run from the idle loop: its count is never 1, so the chain goes on with
@@ -177,13 +205,17 @@ static bool mrn_graph_run_one(mrn_worker *w, merino__task *top) {
     mrn_gworker *gw = mrn_gworker_at(w->index);
     if (!gw) gw = mrn_gself();
     if (MRN_UNLIKELY(!gw)) return false; /* not reached: w is this thread's */
-    merino_task *t = mrn_find_task(gw, INT32_MIN);
+    mrn_region *outer = w->region;
+    bool entered;
+    merino__next = top; /* where a region entered for the task begins */
+    merino_task *t = mrn_find_task(gw, INT32_MIN, w, &entered, NULL);
     if (!t) return false;
     mrn_pass_wake(w); /* before the chain, which may run for long */
     merino__task *floor = w->floor;
     w->floor = top; /* a direct-stack join below top has no spawn in this task */
     merino__next = top;
     mrn_execute_in(gw, t, &mrn_idle_anchor, INT32_MIN);
+    if (MRN_UNLIKELY(entered)) mrn_region_leave(w, outer);
     w->floor = floor;
     mrn_deque_publish(gw); /* back to the idle loop, which may run other sources' work for long */
     return true;
@@ -405,8 +437,14 @@ void mrn_execute_in(mrn_gworker *gw, merino_task *t, const merino_task *anchor, 
         /* A wait's chain goes on with our newest task deeper than the wait, in this frame (what the
          * wait's loop would do next, without leaving and entering again), while the wait's count
          * is not 1. relaxed: a hint; the wait reads the count again with acquire */
-        if (!next && __atomic_load_n(&anchor->merino__refs, __ATOMIC_RELAXED) != 1)
+        if (!next && __atomic_load_n(&anchor->merino__refs, __ATOMIC_RELAXED) != 1) {
             next = mrn_deque_pop_unpolled(gw, depth); /* the loop polls before it runs it */
+            /* work of another isolated region than the chain's: not here (src/core/region.c) */
+            if (next && MRN_UNLIKELY(mrn_task_region(next) != mrn_self()->region) && next->merino__parent != anchor) {
+                mrn_deque_push(gw, next); /* back where it was */
+                next = NULL;
+            }
+        }
         t = next;
     } while (t);
     MRN_PROF_CHAIN_END(prof);
@@ -428,9 +466,13 @@ void mrn_wait_loop(mrn_gworker *gw, merino_task *anchor, int32_t depth) {
     /* acquire: pairs with the children's release decrements: their results */
     while ((c = __atomic_load_n(&anchor->merino__refs, __ATOMIC_ACQUIRE)) != 1) {
         if (MRN_UNLIKELY(c < 1)) mrn_wait_count_low(c);
-        merino_task *t = mrn_find_task(gw, depth);
+        mrn_worker *w = mrn_self();
+        mrn_region *outer = w->region;
+        bool entered;
+        merino_task *t = mrn_find_task(gw, depth, w, &entered, anchor);
         if (t) {
             mrn_execute_in(gw, t, anchor, depth);
+            if (MRN_UNLIKELY(entered)) mrn_region_leave(w, outer);
             mrn_backoff_reset(&b);
         } else {
             mrn_deque_poll(gw); /* our tasks not deep enough for us may be what a thief needs */
