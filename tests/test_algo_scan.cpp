@@ -123,8 +123,9 @@ void check_arrays(unsigned workers) {
 }
 
 // Outputs of at least merino::detail::scanning::stream_bytes are written with streaming stores:
-// 8-byte integers through a vector's iterators (in place too), 4-byte floats through pointers, an
-// exclusive scan from an initial value; and an output of another type than the sums (plain stores).
+// 8-byte integers through a vector's iterators (in place too), 4-byte integers through pointers, an
+// exclusive scan from an initial value; and, with plain stores, floats and an output of another
+// type than the sums.
 void check_streamed(unsigned workers) {
     const std::size_t n8 = merino::detail::scanning::stream_bytes / 8 + 4099;
     check_set_context("workers=%u streamed long n=%zu", workers, n8);
@@ -142,7 +143,14 @@ void check_streamed(unsigned workers) {
     CHECK(got == want);
 
     const std::size_t n4 = merino::detail::scanning::stream_bytes / 4 + 17;
-    check_set_context("workers=%u streamed float n=%zu", workers, n4);
+    check_set_context("workers=%u streamed int n=%zu", workers, n4);
+    std::vector<int> iin(n4), iwant(n4), igot(n4);
+    for (auto &e : iin) e = static_cast<int>(rng() % 100);
+    std::inclusive_scan(iin.begin(), iin.end(), iwant.begin(), std::plus<>(), 1);
+    merino::inclusive_scan(iin.data(), iin.data() + n4, igot.data(), std::plus<>(), 1);
+    CHECK(igot == iwant);
+
+    check_set_context("workers=%u float n=%zu", workers, n4);
     std::vector<float> fin(n4), fwant(n4), fgot(n4);
     for (auto &e : fin) e = static_cast<float>(rng() % 2); // every sum below 2^24: exact in any order
     std::inclusive_scan(fin.begin(), fin.end(), fwant.begin(), std::plus<>(), 1.0f);
@@ -150,8 +158,6 @@ void check_streamed(unsigned workers) {
     CHECK(fgot == fwant);
 
     check_set_context("workers=%u int into long n=%zu", workers, n4);
-    std::vector<int> iin(n4);
-    for (auto &e : iin) e = static_cast<int>(rng() % 100);
     std::vector<long> lwant(n4), lgot(n4);
     std::inclusive_scan(iin.begin(), iin.end(), lwant.begin(), std::plus<>(), 0L);
     merino::inclusive_scan(iin.begin(), iin.end(), lgot.begin(), std::plus<>(), 0L);

@@ -97,11 +97,14 @@ template <class V, class In, class Op> V prescan(In in, In end, Op &op) {
 // scan's memory traffic, and what a second core adds nothing to once the memory bus is saturated.
 inline constexpr std::size_t stream_bytes = std::size_t(32) << 20;
 
-// Whether outputs through Out can be streamed: 4- or 8-byte numbers of the sums' type V, in
-// contiguous memory (a pointer or a std::vector<V>'s iterator), on x86-64.
+// Whether outputs through Out can be streamed: 4- or 8-byte integers of the sums' type V, in
+// contiguous memory (a pointer or a std::vector<V>'s iterator), on x86-64. Integers only: a sum of
+// integers costs a cycle an element, so a large scan runs at the memory's speed; a floating-point
+// sum is bound by the latency of its additions instead, and streaming made a scan of 10^7 doubles
+// on one worker slower (the value's move to an integer register costs more than the saved read).
 template <class Out, class V> inline constexpr bool streamable_v =
 #if defined(__x86_64__)
-    std::is_arithmetic_v<V> && (sizeof(V) == 4 || sizeof(V) == 8) &&
+    std::is_integral_v<V> && (sizeof(V) == 4 || sizeof(V) == 8) &&
     (std::is_same_v<Out, V *> || std::is_same_v<Out, typename std::vector<V>::iterator>);
 #else
     false;
