@@ -113,7 +113,7 @@ template <class In, class Out, class Op> Out inclusive_scan(In first, In last, O
     } else {
         auto n = last - first;
         if (n < 2 * detail::scanning::array_chunk<V>()) return std::inclusive_scan(first, last, out, op);
-        detail::scanning::array_scan<In, Out, V, Op, false> x{first, out, &op, nullptr, {}};
+        detail::scanning::array_scan<In, Out, V, Op, false> x{first, out, &op, nullptr, {}, false};
         x.run(static_cast<std::int64_t>(n));
         return out + n;
     }
@@ -133,7 +133,7 @@ template <class In, class Out, class Op, class T> Out inclusive_scan(In first, I
         auto n = last - first;
         if (n < 2 * detail::scanning::array_chunk<typename std::iterator_traits<In>::value_type>())
             return std::inclusive_scan(first, last, out, op, std::move(init));
-        detail::scanning::array_scan<In, Out, T, Op, false> x{first, out, &op, &init, {}};
+        detail::scanning::array_scan<In, Out, T, Op, false> x{first, out, &op, &init, {}, false};
         x.run(static_cast<std::int64_t>(n));
         return out + n;
     }
@@ -149,7 +149,7 @@ template <class In, class Out, class T, class Op> Out exclusive_scan(In first, I
         auto n = last - first;
         if (n < 2 * detail::scanning::array_chunk<typename std::iterator_traits<In>::value_type>())
             return std::exclusive_scan(first, last, out, std::move(init), op);
-        detail::scanning::array_scan<In, Out, T, Op, true> x{first, out, &op, &init, {}};
+        detail::scanning::array_scan<In, Out, T, Op, true> x{first, out, &op, &init, {}, false};
         x.run(static_cast<std::int64_t>(n));
         return out + n;
     }

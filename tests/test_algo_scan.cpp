@@ -6,7 +6,7 @@
 // within rounding; parallel_scan over integral and iterator positions, with every position in
 // exactly one final call and at most one pre-scan, and pre-scans starting from the identity;
 // operations that throw: the exception reaches the caller; scans from fork_join branches, loop
-// bodies and threads. Random inputs print their seed (MERINO_TEST_SEED replays it).
+// bodies and threads; outputs large enough to be written with streaming stores. Random inputs print their seed (MERINO_TEST_SEED replays it).
 #include "algo_check.h"
 
 #include <merino_algorithm.hpp>
@@ -120,6 +120,48 @@ void check_arrays(unsigned workers) {
         std::exclusive_scan(in.begin(), in.end(), want.begin(), affine{2, 1}, op);
         CHECK(std::equal(out.begin(), out.end(), want.begin()));
     }
+}
+
+// Outputs of at least merino::detail::scanning::stream_bytes are written with streaming stores:
+// 8-byte integers through a vector's iterators (in place too), 4-byte integers through pointers, an
+// exclusive scan from an initial value; and, with plain stores, floats and an output of another
+// type than the sums.
+void check_streamed(unsigned workers) {
+    const std::size_t n8 = merino::detail::scanning::stream_bytes / 8 + 4099;
+    check_set_context("workers=%u streamed long n=%zu", workers, n8);
+    std::vector<long> in(n8), want(n8), got(n8);
+    for (auto &e : in) e = static_cast<long>(rng() % 2001) - 1000;
+    std::inclusive_scan(in.begin(), in.end(), want.begin());
+    CHECK(merino::inclusive_scan(in.begin(), in.end(), got.begin()) == got.end());
+    CHECK(got == want);
+    std::exclusive_scan(in.begin(), in.end(), want.begin(), 7L);
+    merino::exclusive_scan(in.begin(), in.end(), got.begin(), 7L);
+    CHECK(got == want);
+    got = in;
+    std::inclusive_scan(in.begin(), in.end(), want.begin());
+    merino::inclusive_scan(got.begin(), got.end(), got.begin());
+    CHECK(got == want);
+
+    const std::size_t n4 = merino::detail::scanning::stream_bytes / 4 + 17;
+    check_set_context("workers=%u streamed int n=%zu", workers, n4);
+    std::vector<int> iin(n4), iwant(n4), igot(n4);
+    for (auto &e : iin) e = static_cast<int>(rng() % 100);
+    std::inclusive_scan(iin.begin(), iin.end(), iwant.begin(), std::plus<>(), 1);
+    merino::inclusive_scan(iin.data(), iin.data() + n4, igot.data(), std::plus<>(), 1);
+    CHECK(igot == iwant);
+
+    check_set_context("workers=%u float n=%zu", workers, n4);
+    std::vector<float> fin(n4), fwant(n4), fgot(n4);
+    for (auto &e : fin) e = static_cast<float>(rng() % 2); // every sum below 2^24: exact in any order
+    std::inclusive_scan(fin.begin(), fin.end(), fwant.begin(), std::plus<>(), 1.0f);
+    merino::inclusive_scan(fin.data(), fin.data() + n4, fgot.data(), std::plus<>(), 1.0f);
+    CHECK(fgot == fwant);
+
+    check_set_context("workers=%u int into long n=%zu", workers, n4);
+    std::vector<long> lwant(n4), lgot(n4);
+    std::inclusive_scan(iin.begin(), iin.end(), lwant.begin(), std::plus<>(), 0L);
+    merino::inclusive_scan(iin.begin(), iin.end(), lgot.begin(), std::plus<>(), 0L);
+    CHECK(lgot == lwant);
 }
 
 // ---- parallel_scan ------------------------------------------------------------------------------------
@@ -273,6 +315,7 @@ int main(int argc, char **argv) {
     auto setup = [](unsigned long long seed) { rng.seed(seed); };
     auto at_workers = [](unsigned workers) {
         check_arrays(workers);
+        check_streamed(workers);
         check_general(workers);
         check_throwing(workers);
         check_places(workers);

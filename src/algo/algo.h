@@ -17,6 +17,7 @@
 
 #define MERINO__BUILDING 1 /* merino.h: the runtime reads its thread-local words with the builtin */
 #include "merino_algorithm.h"
+#include "merino/internal/sort_blocks.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -29,14 +30,13 @@
 
 /* Tuning, each with why (the same values as the C++ sort, include/merino/internal/sort.hpp):
  * ranges below INSERTION are insertion-sorted; above NINTHER the pivot is the pseudomedian of nine;
- * a partial insertion sort gives up after PARTIAL_MOVES moves; BLOCK elements are classified per
- * block of the partition (offsets fit an unsigned char); ranges of FORK elements and more offer
+ * a partial insertion sort gives up after PARTIAL_MOVES moves (the partition's blocks are
+ * merino/internal/sort_blocks.h's, shared with the C++ sort); ranges of FORK elements and more offer
  * their second half to other workers (sorting them takes tens of microseconds, the untaken offer a
  * few nanoseconds). */
 #define MRN_SORT_INSERTION 24
 #define MRN_SORT_NINTHER 128
 #define MRN_SORT_PARTIAL_MOVES 8
-#define MRN_SORT_BLOCK 64
 #define MRN_SORT_FORK 2048
 
 typedef struct mrn_sort mrn_sort;

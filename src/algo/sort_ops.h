@@ -117,52 +117,40 @@ static char *OP(partition_right)(const mrn_sort *S, char *begin, char *end, int 
     if (!*already) {
         OP(swap)(S, first, last);
         first += SZ;
-        unsigned char off_l[MRN_SORT_BLOCK], off_r[MRN_SORT_BLOCK];
+        unsigned char off_l[MERINO__SORT_BLOCK], off_r[MERINO__SORT_BLOCK];
         char *base_l = first, *base_r = last;
-        size_t num_l = 0, num_r = 0, start_l = 0, start_r = 0;
+        merino__sort_blocks b = {0, 0, 0, 0};
         while (first < last) {
-            size_t unknown = (size_t)((last - first) / SZ);
-            size_t split_l = num_l == 0 ? (num_r == 0 ? unknown / 2 : unknown) : 0;
-            size_t split_r = num_r == 0 ? unknown - split_l : 0;
-            if (split_l > MRN_SORT_BLOCK) split_l = MRN_SORT_BLOCK;
-            if (split_r > MRN_SORT_BLOCK) split_r = MRN_SORT_BLOCK;
+            size_t split_l, split_r;
+            merino__sort_blocks_split(&b, (size_t)((last - first) / SZ), &split_l, &split_r);
             for (size_t i = 0; i < split_l; i++) {
-                off_l[num_l] = (unsigned char)i;
-                num_l += !LESS(first, pivot);
+                off_l[b.num_l] = (unsigned char)i;
+                b.num_l += !LESS(first, pivot);
                 first += SZ;
             }
             for (size_t i = 0; i < split_r;) {
-                off_r[num_r] = (unsigned char)++i;
+                off_r[b.num_r] = (unsigned char)++i;
                 last -= SZ;
-                num_r += LESS(last, pivot);
+                b.num_r += LESS(last, pivot);
             }
-            size_t num = num_l < num_r ? num_l : num_r;
-            OP(swap_offsets)(S, base_l, base_r, off_l + start_l, off_r + start_r, num, num_l == num_r);
-            num_l -= num;
-            num_r -= num;
-            start_l += num;
-            start_r += num;
-            if (num_l == 0) {
-                start_l = 0;
-                base_l = first;
-            }
-            if (num_r == 0) {
-                start_r = 0;
-                base_r = last;
-            }
+            size_t num = merino__sort_blocks_pairs(&b);
+            OP(swap_offsets)(S, base_l, base_r, off_l + b.start_l, off_r + b.start_r, num, b.num_l == b.num_r);
+            unsigned empty = merino__sort_blocks_drop(&b, num);
+            if (empty & 1) base_l = first;
+            if (empty & 2) base_r = last;
         }
-        if (num_l) {
-            const unsigned char *o = off_l + start_l;
-            while (num_l--) {
+        if (b.num_l) {
+            const unsigned char *o = off_l + b.start_l;
+            while (b.num_l--) {
                 last -= SZ;
-                OP(swap)(S, base_l + o[num_l] * SZ, last);
+                OP(swap)(S, base_l + o[b.num_l] * SZ, last);
             }
             first = last;
         }
-        if (num_r) {
-            const unsigned char *o = off_r + start_r;
-            while (num_r--) {
-                OP(swap)(S, base_r - o[num_r] * SZ, first);
+        if (b.num_r) {
+            const unsigned char *o = off_r + b.start_r;
+            while (b.num_r--) {
+                OP(swap)(S, base_r - o[b.num_r] * SZ, first);
                 first += SZ;
             }
         }

@@ -66,9 +66,12 @@ class Folder:
         self._params = None
 
     def source(self, system):
-        """The path of the folder's version for a system, or None when it has none."""
+        """The path of the folder's version for a system, or None when it has none. A .c version may
+        be C++ instead (<f>-serial.cpp), as bench/CMakeLists.txt builds it."""
         sy = SYSTEMS.get(system)
         p = os.path.join(self.path, f"{self.name}-{sy['source']}") if sy else None
+        if p and not os.path.exists(p) and p.endswith(".c") and os.path.exists(p + "pp"):
+            p += "pp"
         return p if p and os.path.exists(p) else None
 
     def has_versions(self):

@@ -14,6 +14,8 @@
 #ifndef MERINO_INTERNAL_SORT_HPP
 #define MERINO_INTERNAL_SORT_HPP
 
+#include "sort_blocks.h"
+
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -31,8 +33,8 @@ inline constexpr std::ptrdiff_t insertion_limit = 24;
 inline constexpr std::ptrdiff_t ninther_limit = 128;
 // An insertion sort that tries to finish an already partitioned range gives up after this many moves.
 inline constexpr std::ptrdiff_t partial_insertion_limit = 8;
-// Elements classified per block of the branchless partition (offsets fit an unsigned char).
-inline constexpr std::ptrdiff_t block = 64;
+// Elements classified per block of the branchless partition (sort_blocks.h, shared with merino_sort).
+inline constexpr std::ptrdiff_t block = MERINO__SORT_BLOCK;
 // Ranges at least this long offer their second half to other workers: sorting 2048 doubles takes
 // tens of microseconds, the untaken offer a few nanoseconds.
 inline constexpr std::ptrdiff_t fork_limit = 2048;
@@ -152,64 +154,54 @@ template <class It> void swap_offsets(It first, It last, const unsigned char *of
 template <class It, class T, class C> It partition_blocks(It first, It last, const T &pivot, C &comp) {
     alignas(64) unsigned char off_l[block], off_r[block];
     It base_l = first, base_r = last;
-    std::size_t num_l = 0, num_r = 0, start_l = 0, start_r = 0;
+    merino__sort_blocks b{0, 0, 0, 0};
     while (first < last) {
         // Fill the offset blocks with positions of elements on the wrong side.
-        std::size_t unknown = static_cast<std::size_t>(last - first);
-        std::size_t split_l = num_l == 0 ? (num_r == 0 ? unknown / 2 : unknown) : 0;
-        std::size_t split_r = num_r == 0 ? unknown - split_l : 0;
-        if (split_l >= static_cast<std::size_t>(block)) {
+        std::size_t split_l, split_r;
+        merino__sort_blocks_split(&b, static_cast<std::size_t>(last - first), &split_l, &split_r);
+        if (split_l == static_cast<std::size_t>(block)) {
             for (std::size_t i = 0; i < static_cast<std::size_t>(block);) {
                 for (int u = 0; u < 8; u++) { // unrolled: the compiler keeps num_l in a register
-                    off_l[num_l] = static_cast<unsigned char>(i++);
-                    num_l += !comp(*first, pivot);
+                    off_l[b.num_l] = static_cast<unsigned char>(i++);
+                    b.num_l += !comp(*first, pivot);
                     ++first;
                 }
             }
         } else {
             for (std::size_t i = 0; i < split_l;) {
-                off_l[num_l] = static_cast<unsigned char>(i++);
-                num_l += !comp(*first, pivot);
+                off_l[b.num_l] = static_cast<unsigned char>(i++);
+                b.num_l += !comp(*first, pivot);
                 ++first;
             }
         }
-        if (split_r >= static_cast<std::size_t>(block)) {
+        if (split_r == static_cast<std::size_t>(block)) {
             for (std::size_t i = 0; i < static_cast<std::size_t>(block);) {
                 for (int u = 0; u < 8; u++) {
-                    off_r[num_r] = static_cast<unsigned char>(++i);
-                    num_r += comp(*--last, pivot);
+                    off_r[b.num_r] = static_cast<unsigned char>(++i);
+                    b.num_r += comp(*--last, pivot);
                 }
             }
         } else {
             for (std::size_t i = 0; i < split_r;) {
-                off_r[num_r] = static_cast<unsigned char>(++i);
-                num_r += comp(*--last, pivot);
+                off_r[b.num_r] = static_cast<unsigned char>(++i);
+                b.num_r += comp(*--last, pivot);
             }
         }
-        std::size_t num = num_l < num_r ? num_l : num_r;
-        swap_offsets(base_l, base_r, off_l + start_l, off_r + start_r, num, num_l == num_r);
-        num_l -= num;
-        num_r -= num;
-        start_l += num;
-        start_r += num;
-        if (num_l == 0) {
-            start_l = 0;
-            base_l = first;
-        }
-        if (num_r == 0) {
-            start_r = 0;
-            base_r = last;
-        }
+        std::size_t num = merino__sort_blocks_pairs(&b);
+        swap_offsets(base_l, base_r, off_l + b.start_l, off_r + b.start_r, num, b.num_l == b.num_r);
+        unsigned empty = merino__sort_blocks_drop(&b, num);
+        if (empty & 1) base_l = first;
+        if (empty & 2) base_r = last;
     }
     // What is left of one block: swap it to the boundary.
-    if (num_l) {
-        const unsigned char *o = off_l + start_l;
-        while (num_l--) std::iter_swap(base_l + o[num_l], --last);
+    if (b.num_l) {
+        const unsigned char *o = off_l + b.start_l;
+        while (b.num_l--) std::iter_swap(base_l + o[b.num_l], --last);
         return last;
     }
-    if (num_r) {
-        const unsigned char *o = off_r + start_r;
-        while (num_r--) std::iter_swap(base_r - o[num_r], first), ++first;
+    if (b.num_r) {
+        const unsigned char *o = off_r + b.start_r;
+        while (b.num_r--) std::iter_swap(base_r - o[b.num_r], first), ++first;
     }
     return first;
 }
