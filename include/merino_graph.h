@@ -152,6 +152,7 @@ struct merino_task_group {
     uint32_t merino__lock;              /* atomic: guards the error below (failures only) */
     void *merino__error;                /* the failure of merino__failed_seq (C++: an exception) */
     void (*merino__drop_error)(void *); /* frees an error that a serially earlier one replaced */
+    void *merino__views;                /* reducer views of its tasks, folded at the wait (under lock) */
 };
 
 /** Prepares g. Call it where the group will be used: a group created in a task is nested in that
