@@ -207,6 +207,9 @@ void mrn_views_root_end(void *saved);
 /* left (+)= right with the reducer layer's fold (right consumed; either may be NULL): for the graph
  * layer, which folds its tasks' maps in serial order at a group's wait (src/graph/views.c). */
 void *mrn_views_fold(void *left, void *right);
+/* atomic: 1 once a reducer has been made (the maps' operations are set): task objects skip the
+ * wrap of their views until then (src/graph/task.c) */
+extern uint32_t mrn_views_on;
 /* Bytes of the slots for a stack of stack_tasks descriptors (and the sentinel), mapped with it. */
 static inline size_t mrn_view_slots_bytes(size_t stack_tasks) { return (stack_tasks + 1) * sizeof(void *); }
 

@@ -12,11 +12,15 @@
 MERINO_API __thread void *merino__views __attribute__((tls_model("initial-exec")));
 
 static const merino__views_ops *mrn_views_ops; /* atomic: set once */
+uint32_t mrn_views_on;
 
 int merino__views_set_ops(const merino__views_ops *ops) {
     const merino__views_ops *none = NULL;
     /* release: the operations (static) before a joiner that reads the pointer calls them */
-    if (__atomic_compare_exchange_n(&mrn_views_ops, &none, ops, false, __ATOMIC_RELEASE, __ATOMIC_RELAXED)) return 0;
+    if (__atomic_compare_exchange_n(&mrn_views_ops, &none, ops, false, __ATOMIC_RELEASE, __ATOMIC_RELAXED)) {
+        __atomic_store_n(&mrn_views_on, 1, __ATOMIC_RELAXED); /* relaxed: a hint; maps carry their own order */
+        return 0;
+    }
     return none == ops ? 0 : -1;
 }
 
