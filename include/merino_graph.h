@@ -153,6 +153,7 @@ struct merino_task_group {
     void *merino__error;                /* the failure of merino__failed_seq (C++: an exception) */
     void (*merino__drop_error)(void *); /* frees an error that a serially earlier one replaced */
     void *merino__region;               /* the isolated region it was made in (merino_isolate), or NULL */
+    void *merino__views;                /* reducer views of its tasks, folded at the wait (under lock) */
 };
 
 /** Prepares g. Call it where the group will be used: a group created in a task is nested in that

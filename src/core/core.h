@@ -9,6 +9,8 @@
  *   sources.c  the ordered list of work sources, and the two of the core (handed-over tasks,
  *              task stacks)
  *   jobs.c     the stack of handed-over tasks
+ *   views.c    the strands' reducer views: a fresh map per stolen task and per root task, handed
+ *              back at the stolen join (the reducer layer, src/algo/reducer.c, owns the maps)
  *   owner.c    the owner's slow paths: publishing, public mode, the slow join, leapfrogging
  *   thief.c    one steal attempt, and the request for public tasks
  *   region.c   isolated regions and arenas: which worker may run which work, checked by thieves
@@ -30,6 +32,7 @@
 #include "merino.h"
 
 #include "core/prof_hooks.h" /* the profiler's hooks: nothing in the default build */
+#include "merino/internal/views.h"
 
 #include <pthread.h>
 
@@ -75,6 +78,7 @@ typedef struct mrn_worker {
     bool woke_next;       /* it passed a region's wake on for the work it took (mrn_pass_wake) */
     uint64_t public_mark; /* public mode: when the last public task of the run began (ns) */
     uint64_t steals, leapfrogs, publishes, privatizations; /* merino__count; stats.c */
+    void **view_slots; /* atomic elements: one per descriptor, the views a thief hands back (views.c) */
     uint64_t rng;
     uint32_t asking;  /* atomic: this worker, as a thief, may be storing a request into the caller
                          slot's words (thief.c); read by a thread that leaves them for good */
@@ -244,6 +248,29 @@ typedef struct mrn_region_call {
 /* Runs c->fn on w in a new region nested in w's; with an arena, first takes a place in it
  * (waiting for one) unless w holds one already. */
 void mrn_region_run(mrn_worker *w, const mrn_region_call *c);
+/* ---- strand views (views.c; CORE HOOK for src/algo/reducer.c) ---------------------------------- */
+
+/* A stolen task, and a root task, runs with a map of views of its own (none until a reducer is
+ * used): mrn_views_enter before it runs returns the runner's map, mrn_views_leave after hands the
+ * task's map to the joiner through the descriptor's slot and puts the runner's back;
+ * mrn_views_joined, at a join whose task a thief ran, folds that map into the joiner's. A root
+ * task's map is folded into the reducers' own views at its end (mrn_views_root_end). */
+static inline void *mrn_views_enter(void) {
+    void *saved = merino__views;
+    merino__views = NULL;
+    return saved;
+}
+void mrn_views_leave(mrn_worker *victim, merino__task *t, void *saved);
+void mrn_views_joined(mrn_worker *w, merino__task *t);
+void mrn_views_root_end(void *saved);
+/* left (+)= right with the reducer layer's fold (right consumed; either may be NULL): for the graph
+ * layer, which folds its tasks' maps in serial order at a group's wait (src/graph/views.c). */
+void *mrn_views_fold(void *left, void *right);
+/* atomic: 1 once a reducer has been made (the maps' operations are set): task objects skip the
+ * wrap of their views until then (src/graph/task.c) */
+extern uint32_t mrn_views_on;
+/* Bytes of the slots for a stack of stack_tasks descriptors (and the sentinel), mapped with it. */
+static inline size_t mrn_view_slots_bytes(size_t stack_tasks) { return (stack_tasks + 1) * sizeof(void *); }
 
 /* ---- shared functions --------------------------------------------------------------------------- */
 

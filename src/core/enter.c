@@ -87,9 +87,11 @@ static void mrn_run_in_slot(mrn_pool *p, mrn_worker *w, merino__task *t, merino_
     __atomic_store_n(&w->split_p, &merino__split, __ATOMIC_RELEASE);
     __atomic_store_n(&w->occupied, 1, __ATOMIC_RELEASE); /* release: the pointers above */
 
+    void *views = mrn_views_enter();
     MRN_PROF_ROOT_BEGIN();
     wrap(w->pub.base, t);
     MRN_PROF_ROOT_END();
+    mrn_views_root_end(views); /* the root's views into their reducers' own */
     w->wake_due = false;
 
     /* relaxed: thieves that still see 1 may store a request into this thread's words, harmless

@@ -35,9 +35,11 @@ void mrn_run_job(mrn_worker *w, mrn_job *job, merino__task *top) {
     merino__task *floor = w->floor;
     w->floor = top;
     merino__next = top;
+    void *views = mrn_views_enter();
     MRN_PROF_JOB_BEGIN(prof, job);
     job->wrap(top, job->task);
     MRN_PROF_JOB_END(prof, job);
+    mrn_views_root_end(views); /* before done: the submitter reads the reducers after it */
     w->floor = floor;
     /* release: publishes the result; after this the job (on the submitter's stack) may be gone,
      * so the only access left is the futex wake on its address, harmless if it is stale */

@@ -206,6 +206,7 @@ int merino__join_slow(merino__task *t, uintptr_t private_state) {
     /* relaxed: the thief's record of the wrapper it ran, ordered by the DONE we acquired */
     if (MRN_UNLIKELY(__atomic_load_n(&t->check, __ATOMIC_RELAXED) != wrap)) mrn_join_other_task();
     MRN_PROF_JOINED_STOLEN(w, t);
+    mrn_views_joined(w, t); /* the thief's views come after ours in serial order */
     /* relaxed: bot is ours again (it pointed at t + 1, whose task we have joined); the next
      * publish's release store orders it before any task a thief could take here */
     __atomic_store_n(&w->bot, t, __ATOMIC_RELAXED);

@@ -112,7 +112,7 @@ static mrn_worker *mrn_new_worker(unsigned index, size_t stack_tasks) {
     memset(w, 0, sizeof *w);
     /* One descriptor more than usable: a sentinel past the end that stays EMPTY, so a thief may
      * read the state at bot == end, and the one above the task it stole, without a bounds check. */
-    size_t bytes = (stack_tasks + 1) * sizeof(merino__task);
+    size_t bytes = (stack_tasks + 1) * sizeof(merino__task) + mrn_view_slots_bytes(stack_tasks);
     void *mem = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (mem == MAP_FAILED) {
         mrn_mem_free(w);
@@ -122,6 +122,7 @@ static mrn_worker *mrn_new_worker(unsigned index, size_t stack_tasks) {
     merino__task *base = mem;
     w->pub.base = base;
     w->pub.end = base + stack_tasks;
+    w->view_slots = (void **)(base + stack_tasks + 1); /* after the sentinel; untouched until used */
     w->private_from = w->floor = base; /* everything private until a thief asks */
     w->bot = base;
     w->index = index;

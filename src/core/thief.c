@@ -79,9 +79,11 @@ bool mrn_steal(mrn_worker *self, mrn_worker *victim, merino__task *top) {
     merino__next = top;
     const mrn_steal_hook *hook = mrn_steal_hook_get();
     void *saved = hook ? hook->enter(self, victim, t, top) : NULL;
+    void *views = mrn_views_enter(); /* the task's views are its own, handed back at its join */
     MRN_PROF_TASK_BEGIN(prof, victim, t);
     ((merino__wrap_fn)s)(top, t);
     MRN_PROF_TASK_END(prof, victim, t);
+    mrn_views_leave(victim, t, views);
     if (hook) hook->leave(self, saved);
     if (MRN_UNLIKELY(entered)) mrn_region_leave(self, outer);
     self->floor = floor;

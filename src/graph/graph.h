@@ -7,6 +7,7 @@
  *   group.c   task groups: run, wait, cancel, failures (the serial order of exceptions)
  *   task.c    the task-object API, running a task and its bypass chain, spawning, waiting, the
  *             work source the core's idle loop asks, and the core's steal hook (context frames)
+ *   views.c   reducer views in groups: each task's own, folded in serial order at the wait
  *   deque.c   each worker's split deque of ready task objects (owner LIFO and private, thieves
  *             FIFO from the public part); the owner's fast paths are inline below
  *   storage.c task objects from per-worker free lists, and each worker's graph state
@@ -297,6 +298,22 @@ static inline bool mrn_ctx_flagged(void) {
 bool mrn_ctx_cancelled(const merino_task_group *g, uint64_t seq);
 /* Runs fn(arg) on a worker: here if this thread is one, else entering the pool (MERINO_RUN's way). */
 void mrn_on_worker(void (*fn)(void *), void *arg);
+
+/* ---- views.c: reducer views in groups (costs a load and a compare per run and per task) ---- */
+
+void mrn_group_views_cut(merino_task_group *g, uint64_t seq);
+void mrn_task_views_keep(merino_task *t, void *map);
+void mrn_group_views_wait(merino_task_group *g);
+/* A run of g numbered seq: the strand's views so far come before the task. */
+static inline void mrn_group_views_run(merino_task_group *g, uint64_t seq) {
+    if (MRN_UNLIKELY(merino__views != NULL)) mrn_group_views_cut(g, seq);
+}
+/* After a task object ran with a map of its own (mrn_views_enter before it): the runner's back. */
+static inline void mrn_task_views_leave(merino_task *t, void *saved) {
+    void *m = merino__views;
+    merino__views = saved;
+    if (MRN_UNLIKELY(m != NULL)) mrn_task_views_keep(t, m);
+}
 
 /* ---- group.c ---- */
 

@@ -32,6 +32,7 @@ void merino_task_group_init(merino_task_group *g) {
     g->merino__error = NULL;
     g->merino__drop_error = NULL;
     g->merino__region = mrn_region_here(); /* its tasks are work of this region (src/core/region.c) */
+    g->merino__views = NULL;
 }
 
 /* ---- running tasks --------------------------------------------------------------------------------- */
@@ -50,7 +51,9 @@ merino_task *mrn_group_task(merino_task_group *g, merino_task_fn *fn, size_t dat
 
 merino_task *merino__group_alloc(merino_task_group *g, merino_task_fn *fn, size_t data_bytes) {
     /* relaxed: a number, unique by the RMW; the order of runs made by one thread is its own */
-    return mrn_group_task(g, fn, data_bytes, __atomic_fetch_add(&g->merino__next_seq, 1, __ATOMIC_RELAXED));
+    uint64_t seq = __atomic_fetch_add(&g->merino__next_seq, 1, __ATOMIC_RELAXED);
+    mrn_group_views_run(g, seq);
+    return mrn_group_task(g, fn, data_bytes, seq);
 }
 
 void merino__group_discard(merino_task *t) {
@@ -109,6 +112,7 @@ int mrn_group_wait_here(merino_task_group *g) {
     MRN_PROF_TOBJ_WAIT_BEGIN(prof);
     mrn_wait_for(mrn_gself(), &g->merino__anchor, g->merino__anchor.merino__depth);
     MRN_PROF_TOBJ_WAIT_END(prof, &g->merino__anchor);
+    mrn_group_views_wait(g); /* its tasks' views, in serial order */
     int status = merino_task_group_is_canceling(g) ? MERINO_CANCELED : MERINO_COMPLETE;
     /* Reset for reuse, uncounting its flags (mrn_flagged_groups). relaxed: no task of g is left;
      * the next run's spawn publishes these; the exchange: a cancel from another thread meanwhile
@@ -157,6 +161,7 @@ int merino__group_run_root(merino_task_group *g, merino_task *root) {
     root->merino__parent = &g->merino__anchor;
     root->merino__group = g;
     root->merino__seq = __atomic_fetch_add(&g->merino__next_seq, 1, __ATOMIC_RELAXED); /* as alloc */
+    mrn_group_views_run(g, root->merino__seq);
     root->merino__depth = g->merino__anchor.merino__depth + 1;
     __atomic_fetch_add(&g->merino__anchor.merino__refs, 1, __ATOMIC_RELAXED); /* as alloc */
     return merino__group_wait_after(g, root);

@@ -415,7 +415,12 @@ void mrn_execute_in(mrn_gworker *gw, merino_task *t, const merino_task *anchor, 
          * push or pop) and a flagged group (relaxed both: hints, see mrn_ctx_flagged). */
         uint32_t attn = __atomic_load_n(&gw->want, __ATOMIC_RELAXED) | __atomic_load_n(&mrn_flagged_groups, __ATOMIC_RELAXED);
         merino_task *next = NULL;
+        /* its reducer views are its own, ordered by its group; nothing to do until a reducer exists
+         * (relaxed: a hint, read once per task so that enter and leave pair) */
+        bool views_on = MRN_UNLIKELY(__atomic_load_n(&mrn_views_on, __ATOMIC_RELAXED) != 0);
+        void *views = views_on ? mrn_views_enter() : NULL;
         if (MRN_LIKELY(attn == 0) || mrn_run_check(gw, t)) next = t->merino__execute(t);
+        if (views_on) mrn_task_views_leave(t, views);
         /* mrn_current() still names t until the next task or the end of the chain: the code
          * between (freeing t, dropping a reference, a push) reads it nowhere */
         uint32_t s = __atomic_load_n(&t->merino__state, __ATOMIC_RELAXED); /* relaxed: this thread's */
