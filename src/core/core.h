@@ -212,6 +212,7 @@ int mrn_steal_hook_set(const mrn_steal_hook *h);
 typedef struct mrn_region {
     struct mrn_region *parent; /* the region the call was made in, or NULL */
     merino_arena *arena;       /* merino_arena_run's, or NULL (merino_isolate) */
+    uint32_t guests;           /* atomic: workers admitted into it and not yet left (the call waits) */
 } mrn_region;
 
 /* The calling thread's innermost region, or NULL (no region, or not a worker). */

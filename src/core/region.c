@@ -123,6 +123,9 @@ bool mrn_region_admit(mrn_worker *w, mrn_region *r, merino__task *top, bool *ent
         return false;
     }
     mrn_region_push(w, top, r);
+    /* relaxed: r is alive (the task we hold is its work, not done); the task's join orders this
+     * before the call's wait for its guests */
+    __atomic_fetch_add(&r->guests, 1, __ATOMIC_RELAXED);
     *entered = true;
     return true;
 }
@@ -131,6 +134,9 @@ void mrn_region_leave(mrn_worker *w, mrn_region *outer) {
     mrn_region *r = w->region;
     mrn_region_pop(w, outer);
     mrn_arenas_give(r, outer, NULL);
+    /* release: our last reads of r's chain and its arenas come before the call returns (and its
+     * stack frame, or the arena, is reused); the task itself completed before this */
+    __atomic_fetch_sub(&r->guests, 1, __ATOMIC_RELEASE);
 }
 
 /* ---- a region's call ------------------------------------------------------------------------------ */
@@ -146,6 +152,10 @@ void mrn_region_run(mrn_worker *w, const mrn_region_call *c) {
     mrn_region_push(w, merino__next, &r);
     c->fn(c->arg);
     mrn_region_pop(w, outer);
+    /* acquire: a worker that ran work of r may still be leaving it (giving its arenas back, after
+     * the work completed); r lives on this stack, so wait for the last one */
+    mrn_backoff b = {0};
+    while (__atomic_load_n(&r.guests, __ATOMIC_ACQUIRE) != 0) mrn_backoff_pause(&b);
     if (take) mrn_arena_give(c->arena);
 }
 
