@@ -96,7 +96,9 @@ static void *mo_xmalloc(size_t n) {
 
 static mo_heap *mo_heap_of(mo_task *c) {
     if (MO_LIKELY(c->heap != NULL)) return c->heap;
-    mo_heap *h = mo_xmalloc(sizeof *h);
+    /* its group's anchor is a 64-byte aligned merino_task: merino_malloc promises 16 bytes only */
+    mo_heap *h = merino_aligned_alloc(_Alignof(mo_heap), sizeof *h);
+    if (!h) mo_fatal("out of memory for an OpenMP task (%zu bytes)", sizeof *h);
     memset(h, 0, sizeof *h);
     merino_task_group_init(&h->group);
     c->heap = h;
