@@ -100,8 +100,8 @@ inline constexpr std::size_t stream_bytes = std::size_t(32) << 20;
 // Whether outputs through Out can be streamed: 4- or 8-byte integers of the sums' type V, in
 // contiguous memory (a pointer or a std::vector<V>'s iterator), on x86-64. Integers only: a sum of
 // integers costs a cycle an element, so a large scan runs at the memory's speed; a floating-point
-// sum is bound by the latency of its additions instead, and streaming made a scan of 10^7 doubles
-// on one worker slower (the value's move to an integer register costs more than the saved read).
+// sum is bound by the latency of its additions instead, and a streaming store of it adds a move to
+// an integer register that costs more than the read it saves.
 template <class Out, class V> inline constexpr bool streamable_v =
 #if defined(__x86_64__)
     std::is_integral_v<V> && (sizeof(V) == 4 || sizeof(V) == 8) &&
