@@ -12,22 +12,12 @@ times. Every run checks its sum against the serial one; a FAIL stops.
 Run it under mrn-bench (a quiet machine).
 """
 import argparse
-import json
 import os
 import statistics
-import subprocess
 import sys
 
-
-def run(cmd):
-    out = subprocess.run(cmd, capture_output=True, text=True)
-    try:
-        rec = json.loads(out.stdout.strip().splitlines()[-1])
-    except (IndexError, ValueError):
-        sys.exit(f"no result from {' '.join(cmd)}: {out.stdout!r} {out.stderr!r}")
-    if rec.get("check") != "ok":
-        sys.exit(f"wrong answer from {' '.join(cmd)}: {rec}")
-    return rec["seconds"]
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tools"))
+from merino_bench.checked import checked_seconds as run  # noqa: E402
 
 
 def main():

@@ -13,23 +13,15 @@ ratio is paired within a round. Every run checks fib(n) against the closed form;
 Run it under the exclusive CPU lock (flock -x /work/merino-cpu.lock ...) on a quiet machine.
 """
 import argparse
-import json
+import os
 import statistics
-import subprocess
 import sys
 
 VARIANTS = ["plain", "c", "cb", "cbr", "direct"]
 
 
-def run(cmd):
-    out = subprocess.run(cmd, capture_output=True, text=True)
-    try:
-        rec = json.loads(out.stdout.strip().splitlines()[-1])
-    except (IndexError, ValueError):
-        sys.exit(f"no result from {' '.join(cmd)}: {out.stdout!r} {out.stderr!r}")
-    if rec.get("check") != "ok":
-        sys.exit(f"wrong answer from {' '.join(cmd)}: {rec}")
-    return rec["seconds"]
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tools"))
+from merino_bench.checked import checked_seconds as run  # noqa: E402
 
 
 def main():
